@@ -1,0 +1,1 @@
+"""Pure domain code: no boto3, no openai, no I/O."""

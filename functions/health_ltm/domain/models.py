@@ -1,0 +1,210 @@
+"""Domain models: facts (current state), history events, candidate assertions, fragments."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .sections import FactStatus, Section, SectionStatus, Stage
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class Provenance(StrEnum):
+    SELF_REPORTED = "self_reported"
+    DOCUMENTED = "documented"
+
+
+class EventType(StrEnum):
+    FIRST_MENTION = "first_mention"
+    RECONFIRMATION = "reconfirmation"
+    CHANGE = "change"
+    NEGATION = "negation"
+    CORRECTION = "correction"
+    USER_EDIT = "user_edit"
+    USER_DELETE = "user_delete"
+    POLICY = "policy"
+    MERGE = "merge"
+    SECTION_STATUS = "section_status"
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Role
+    text: str
+    at: datetime | None = None
+
+
+class Fact(BaseModel):
+    """Current state of one remembered fact. IDs, times and versions are made by code."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    section: Section
+    key: str = Field(description="normalised identity within the section")
+    name_raw: str
+    name_normalized: str
+    code: str | None = Field(default=None, description="ATC / ICD-10 where known")
+    status: FactStatus
+    stage: Stage
+    provenance: Provenance = Provenance.SELF_REPORTED
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    valid_from: str | None = Field(default=None, description="when it became true in the user's life")
+    valid_to: str | None = None
+    first_mentioned_at: datetime
+    last_confirmed_at: datetime
+    mention_count: int = 1
+    session_ids: list[str] = Field(default_factory=list, description="distinct sessions that mentioned it")
+    source_fragment_ids: list[str] = Field(default_factory=list)
+    said_by: Literal["user"] = "user"
+    deleted_at: datetime | None = None
+    version: int = 1
+    # documented facts only
+    source_type: str | None = None
+    document_id: str | None = None
+    document_date: str | None = None
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+class HistoryEvent(BaseModel):
+    """One append-only entry in a fact's history."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    fact_id: str
+    type: EventType
+    at: datetime
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+    fragment_id: str | None = None
+    session_id: str | None = None
+    extractor: str | None = Field(default=None, description="model or rule set that produced it")
+    policy: str | None = None
+    policy_version: str | None = None
+
+
+class SectionState(BaseModel):
+    section: Section
+    status: SectionStatus = SectionStatus.UNKNOWN
+    updated_at: datetime | None = None
+    version: int = 0
+
+
+class Clarification(BaseModel):
+    """A conflict held back by code until the user clarifies (e.g. age going down)."""
+
+    id: str
+    section: Section
+    fact_id: str | None = None
+    reason: str
+    current: dict[str, Any] | None = None
+    proposed: dict[str, Any] | None = None
+    created_at: datetime
+    fragment_id: str | None = None
+
+
+class AssertionKind(StrEnum):
+    FACT = "fact"
+    SECTION_ABSENT = "section_absent"  # "I have no allergies"
+    SECTION_UNSURE = "section_unsure"  # "I don't know whether I have allergies"
+
+
+class Assertion(BaseModel):
+    """A candidate statement extracted from the user's words, before code decides anything."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    section: Section
+    kind: AssertionKind = AssertionKind.FACT
+    name: str | None = Field(default=None, max_length=200, description="as the user said it")
+    normalized_hint: str | None = Field(default=None, max_length=200)
+    status: FactStatus | None = None
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    valid_from: str | None = Field(default=None, max_length=10)
+    valid_to: str | None = Field(default=None, max_length=10)
+    evidence: str = Field(max_length=1000, description="quote of the user's own words")
+    correction: bool = False
+    remember: bool = False
+
+
+class FragmentStatus(StrEnum):
+    QUEUED = "queued"
+    PROCESSING = "processing"
+    APPLIED = "applied"
+    REJECTED = "rejected"
+    FAILED = "failed"
+
+
+class AppliedEvent(BaseModel):
+    fact_id: str
+    section: Section
+    event: EventType | Literal["clarification"]
+
+
+class RejectedEvent(BaseModel):
+    section: Section | None = None
+    reason: str
+
+
+class Fragment(BaseModel):
+    """A coherent piece of dialogue handed to the write path."""
+
+    id: str
+    session_id: str
+    messages: list[Message]
+    locale: str | None = None
+    status: FragmentStatus = FragmentStatus.QUEUED
+    received_at: datetime
+    applied: list[AppliedEvent] = Field(default_factory=list)
+    rejected: list[RejectedEvent] = Field(default_factory=list)
+    reason: str | None = None
+    version: int = 0
+
+
+class PendingMention(BaseModel):
+    """Read-your-writes: what a still-queued fragment said about allergies or drugs."""
+
+    fragment_id: str
+    sections: list[Section]
+    text: str
+    received_at: datetime
+
+
+class Episode(BaseModel):
+    id: str
+    session_id: str
+    fragment_id: str
+    text: str
+    sections: list[Section] = Field(default_factory=list)
+    at: datetime
+    pinned: bool = False
+    archived: bool = False
+    retrieval_count: int = 0
+    last_retrieved_at: datetime | None = None
+
+
+class UserMemory(BaseModel):
+    """Everything the read path needs about a user, loaded with one query."""
+
+    facts: list[Fact] = Field(default_factory=list)
+    documented: list[Fact] = Field(default_factory=list)
+    sections: dict[Section, SectionState] = Field(default_factory=dict)
+    clarifications: list[Clarification] = Field(default_factory=list)
+    pending: list[PendingMention] = Field(default_factory=list)
+    summary: str | None = None
+
+    def section_status(self, section: Section) -> SectionStatus:
+        state = self.sections.get(section)
+        return state.status if state else SectionStatus.UNKNOWN

@@ -1,0 +1,165 @@
+"""Small interfaces between the domain and the outside world.
+
+Each port has a real AWS/OpenAI adapter and a local one (see ``adapters/``); the domain code
+only sees these protocols.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from .domain.models import (
+    Assertion,
+    Clarification,
+    Episode,
+    Fact,
+    Fragment,
+    FragmentStatus,
+    HistoryEvent,
+    Message,
+    PendingMention,
+    SectionState,
+    UserMemory,
+)
+from .domain.sections import Section
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+@dataclass
+class FactWrite:
+    """One fact change decided by code: written atomically with its history event.
+
+    ``expected_version`` is None for a new fact (the (section, key) guard must not exist yet).
+    """
+
+    fact: Fact
+    event: HistoryEvent
+    expected_version: int | None
+    new_key: bool = False  # claim the (section, key) guard for a new fact or a re-keyed one
+    release_key: tuple[Section, str] | None = None
+
+
+@dataclass
+class SectionWrite:
+    state: SectionState
+    event: HistoryEvent
+    expected_version: int
+
+
+@dataclass
+class ChangeSet:
+    """Everything one decision writes, in one transaction, guarded by the fragment's state."""
+
+    facts: list[FactWrite] = field(default_factory=list)
+    sections: list[SectionWrite] = field(default_factory=list)
+    clarifications: list[Clarification] = field(default_factory=list)
+    resolved_clarifications: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.facts or self.sections or self.clarifications or self.resolved_clarifications)
+
+
+class ConflictError(Exception):
+    """A condition failed: someone else changed the item first; re-read and decide again."""
+
+
+class FragmentGone(Exception):
+    """The fragment no longer exists or left the expected state (erased, or another worker won)."""
+
+
+class MemoryRepository(Protocol):
+    """All state of all users; every method is scoped by the caller's user id."""
+
+    # read path
+    def load_memory(self, user_id: str) -> UserMemory: ...
+    def get_fact(self, user_id: str, fact_id: str) -> Fact | None: ...
+    def get_history(self, user_id: str, fact_id: str) -> list[HistoryEvent]: ...
+
+    # fragments
+    def create_fragment(self, user_id: str, fragment: Fragment, pending: PendingMention | None) -> bool:
+        """Store a new queued fragment; False when that id already exists (a client retry)."""
+        ...
+
+    def get_fragment(self, user_id: str, fragment_id: str) -> Fragment | None: ...
+    def transition_fragment(
+        self, user_id: str, fragment: Fragment, to: FragmentStatus, expected: Sequence[FragmentStatus]
+    ) -> Fragment:
+        """Move the fragment's state conditionally; raises FragmentGone if not in ``expected``."""
+        ...
+
+    # write path
+    def apply(self, user_id: str, fragment_id: str | None, changes: ChangeSet) -> None:
+        """Write a change set atomically; raises ConflictError on a failed version condition and
+        FragmentGone when the fragment is no longer processing."""
+        ...
+
+    def mark_active(self, user_id: str, day: str) -> None: ...
+
+    # episodes (the vectors live in the VectorIndex; these rows let erasure and export find them)
+    def put_episode(self, user_id: str, episode: Episode) -> None: ...
+    def list_episodes(self, user_id: str) -> list[Episode]: ...
+
+    # maintenance
+    def list_active_users(self, day: str) -> list[str]: ...
+
+    # export and erasure
+    def export(self, user_id: str) -> dict: ...
+    def erase(self, user_id: str) -> int:
+        """Delete every item of the user; returns the number of items deleted."""
+        ...
+
+
+class FragmentQueue(Protocol):
+    def send(self, user_id: str, fragment_id: str) -> None: ...
+
+
+@dataclass
+class EpisodeHit:
+    episode_id: str
+    text: str
+    at: datetime
+    score: float
+
+
+class VectorIndex(Protocol):
+    def index(self, user_id: str, episode: Episode, vector: list[float]) -> str:
+        """Store one episode vector; returns the store's document id."""
+        ...
+
+    def search(self, user_id: str, vector: list[float], k: int) -> list[EpisodeHit]: ...
+    def delete_user(self, user_id: str) -> int: ...
+    def count_user(self, user_id: str) -> int: ...
+
+
+class Embedder(Protocol):
+    name: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+class SectionClassifier(Protocol):
+    """Which sections a dialogue fragment touches (write path)."""
+
+    def classify(self, messages: Sequence[Message]) -> list[Section]: ...
+
+
+class Extractor(Protocol):
+    """Candidate assertions for the selected sections, from the user's own words."""
+
+    name: str
+
+    def extract(self, messages: Sequence[Message], sections: Sequence[Section]) -> list[Assertion]: ...
+
+
+class ModelUnavailable(Exception):
+    """The model failed (timeout, 5xx, 429 after retries, unparseable output).
+
+    Never to be mistaken for "nothing to extract": the record is retried and ends in the DLQ.
+    """

@@ -1,0 +1,46 @@
+"""Settings from the environment, parsed once per container through a pydantic model."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+
+    table_name: str = Field(default="health-ltm", alias="LTM_TABLE_NAME")
+    extraction_queue_url: str = Field(default="", alias="LTM_EXTRACTION_QUEUE_URL")
+    maintenance_queue_url: str = Field(default="", alias="LTM_MAINTENANCE_QUEUE_URL")
+    # OpenSearch Serverless collection endpoint; empty means the local vector index.
+    vector_endpoint: str = Field(default="", alias="LTM_VECTOR_ENDPOINT")
+    vector_index: str = Field(default="episodes", alias="LTM_VECTOR_INDEX")
+    local_vector_path: str = Field(default="", alias="LTM_LOCAL_VECTOR_PATH")
+    # OpenAI: the key is read from Secrets Manager at run time (never an env value in AWS);
+    # OPENAI_API_KEY is honoured for local use only.
+    openai_secret_arn: str = Field(default="", alias="LTM_OPENAI_SECRET_ARN")
+    openai_api_key: str = Field(default="", alias="OPENAI_API_KEY")
+    openai_base_url: str = Field(default="", alias="OPENAI_BASE_URL")
+    classifier_model: str = Field(default="gpt-4.1-mini", alias="LTM_CLASSIFIER_MODEL")
+    extractor_model: str = Field(default="gpt-4.1-mini", alias="LTM_EXTRACTOR_MODEL")
+    chat_model: str = Field(default="gpt-4.1-mini", alias="LTM_CHAT_MODEL")
+    embedding_model: str = Field(default="text-embedding-3-small", alias="LTM_EMBEDDING_MODEL")
+    llm_timeout_s: float = Field(default=20.0, alias="LTM_LLM_TIMEOUT_S")
+    llm_max_retries: int = Field(default=2, alias="LTM_LLM_MAX_RETRIES")
+    # Limits of POST /v1/fragments.
+    max_messages: int = Field(default=40, alias="LTM_MAX_MESSAGES")
+    max_message_chars: int = Field(default=4000, alias="LTM_MAX_MESSAGE_CHARS")
+    context_default_tokens: int = Field(default=400, alias="LTM_CONTEXT_DEFAULT_TOKENS")
+    episode_timeout_s: float = Field(default=0.25, alias="LTM_EPISODE_TIMEOUT_S")
+    cors_origin: str = Field(default="*", alias="LTM_CORS_ORIGIN")
+
+    @property
+    def model_configured(self) -> bool:
+        return bool(self.openai_api_key or self.openai_base_url or self.openai_secret_arn)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
