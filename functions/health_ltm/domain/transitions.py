@@ -1,0 +1,368 @@
+"""Code decides what happened: first mention, reconfirmation, change, negation, correction.
+
+Pure functions over the current state; the model never chooses IDs, times or event types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .candidates import Candidate
+from .models import (
+    AssertionKind,
+    Clarification,
+    EventType,
+    Fact,
+    HistoryEvent,
+    SectionState,
+)
+from .sections import (
+    ACTIVE_AT_FIRST_MENTION,
+    ENDING_STATUSES,
+    SECTIONS_WITH_STATUS,
+    FactStatus,
+    Section,
+    SectionStatus,
+    Stage,
+)
+
+# Single-valued attributes whose change is implausible without an explicit correction.
+IMPLAUSIBLE_CHANGES: dict[str, Callable[[Any, Any], bool]] = {
+    # Ageing moves a reported age by one year at most between two statements of birth year.
+    "birth_year": lambda old, new: abs(int(new) - int(old)) > 1,
+    "sex": lambda old, new: old != new,
+}
+
+# Statuses that mean "this is true now" for the section-level conflict check.
+_PRESENT_STATUSES = frozenset({FactStatus.PRESENT, FactStatus.ACTIVE, FactStatus.PRESCRIBED})
+
+
+@dataclass(frozen=True)
+class DecisionContext:
+    now: datetime
+    new_id: Callable[[], str]
+    fragment_id: str | None = None
+    session_id: str | None = None
+    extractor: str | None = None
+
+
+@dataclass
+class FactDecision:
+    fact: Fact
+    event: HistoryEvent
+    expected_version: int | None  # None: a new fact
+    resolves: list[str] = field(default_factory=list)  # clarification ids this settles
+
+
+@dataclass
+class SectionDecision:
+    state: SectionState
+    event: HistoryEvent
+    expected_version: int
+
+
+@dataclass
+class Decision:
+    """The outcome of one candidate. Empty when nothing changes (e.g. a same-fragment repeat)."""
+
+    fact: FactDecision | None = None
+    section: SectionDecision | None = None
+    clarification: Clarification | None = None
+    noop_reason: str | None = None
+
+
+def snapshot(fact: Fact) -> dict[str, Any]:
+    """The part of a fact that history records before/after each event."""
+    return {
+        "name_raw": fact.name_raw,
+        "name_normalized": fact.name_normalized,
+        "key": fact.key,
+        "code": fact.code,
+        "status": fact.status.value,
+        "stage": fact.stage.value,
+        "attributes": dict(fact.attributes),
+        "valid_from": fact.valid_from,
+        "valid_to": fact.valid_to,
+        "deleted": fact.deleted_at is not None,
+    }
+
+
+def is_current(fact: Fact) -> bool:
+    return (
+        fact.deleted_at is None
+        and fact.stage in (Stage.ACTIVE, Stage.STABLE)
+        and fact.status in _PRESENT_STATUSES
+    )
+
+
+def _event(
+    ctx: DecisionContext, fact_id: str, type_: EventType, before: dict | None, after: dict | None
+) -> HistoryEvent:
+    return HistoryEvent(
+        id=ctx.new_id(),
+        fact_id=fact_id,
+        type=type_,
+        at=ctx.now,
+        before=before,
+        after=after,
+        fragment_id=ctx.fragment_id,
+        session_id=ctx.session_id,
+        extractor=ctx.extractor,
+    )
+
+
+def _with_session(ids: list[str], session_id: str | None, cap: int = 20) -> list[str]:
+    if not session_id or session_id in ids:
+        return ids
+    return [*ids, session_id][-cap:]
+
+
+def _with_fragment(ids: list[str], fragment_id: str | None, cap: int = 20) -> list[str]:
+    if not fragment_id or fragment_id in ids:
+        return ids
+    return [*ids, fragment_id][-cap:]
+
+
+def decide(
+    candidate: Candidate,
+    existing: Fact | None,
+    section_state: SectionState,
+    section_facts: Iterable[Fact],
+    pending: Iterable[Clarification],
+    ctx: DecisionContext,
+) -> Decision:
+    """Match one candidate against the stored state and decide the transition."""
+    if candidate.kind is AssertionKind.FACT:
+        return _decide_fact(candidate, existing, section_state, pending, ctx)
+    return _decide_section(candidate, section_state, section_facts, ctx)
+
+
+def _decide_fact(
+    candidate: Candidate,
+    existing: Fact | None,
+    section_state: SectionState,
+    pending: Iterable[Clarification],
+    ctx: DecisionContext,
+) -> Decision:
+    status = candidate.status or _default_status(candidate.section)
+    if existing is None:
+        return _first_mention(candidate, status, section_state, ctx)
+
+    if existing.source_fragment_ids and ctx.fragment_id in existing.source_fragment_ids:
+        same = existing.status == status and _attributes_after(existing, candidate) == existing.attributes
+        if same:
+            # A repeat inside one fragment (or its redelivery) is not a second mention.
+            return Decision(noop_reason="same_fragment_repeat")
+
+    before = snapshot(existing)
+    new_attributes = _attributes_after(existing, candidate)
+    if existing.deleted_at is None and not candidate.correction:
+        implausible = _implausible_change(existing.attributes, new_attributes)
+        if implausible:
+            return Decision(
+                clarification=Clarification(
+                    id=ctx.new_id(),
+                    section=candidate.section,
+                    fact_id=existing.id,
+                    reason=f"implausible_change:{implausible}",
+                    current={implausible: existing.attributes.get(implausible)},
+                    proposed={implausible: new_attributes.get(implausible)},
+                    created_at=ctx.now,
+                    fragment_id=ctx.fragment_id,
+                )
+            )
+
+    changed = (
+        status != existing.status
+        or new_attributes != existing.attributes
+        or existing.deleted_at is not None
+        or (candidate.valid_from and candidate.valid_from != existing.valid_from)
+        or (candidate.valid_to and candidate.valid_to != existing.valid_to)
+    )
+    stage = _stage_after(existing, candidate, changed, ctx)
+    updated = existing.model_copy(
+        update={
+            "status": status,
+            "stage": stage,
+            "attributes": new_attributes,
+            "name_raw": candidate.name_raw if changed else existing.name_raw,
+            "valid_from": candidate.valid_from or existing.valid_from,
+            "valid_to": candidate.valid_to or (None if status not in ENDING_STATUSES else existing.valid_to),
+            "code": existing.code or candidate.code,
+            "deleted_at": None,
+            "last_confirmed_at": ctx.now,
+            "mention_count": existing.mention_count + 1,
+            "session_ids": _with_session(existing.session_ids, ctx.session_id),
+            "source_fragment_ids": _with_fragment(existing.source_fragment_ids, ctx.fragment_id),
+            "version": existing.version + 1,
+        }
+    )
+    if candidate.correction:
+        event_type = EventType.CORRECTION
+    elif not changed:
+        event_type = EventType.RECONFIRMATION
+    elif status in ENDING_STATUSES and status != existing.status:
+        event_type = EventType.NEGATION
+    else:
+        event_type = EventType.CHANGE
+    resolves = [c.id for c in pending if c.fact_id == existing.id] if candidate.correction else []
+    return Decision(
+        fact=FactDecision(
+            fact=updated,
+            event=_event(ctx, existing.id, event_type, before, snapshot(updated)),
+            expected_version=existing.version,
+            resolves=resolves,
+        )
+    )
+
+
+def _first_mention(
+    candidate: Candidate, status: FactStatus, section_state: SectionState, ctx: DecisionContext
+) -> Decision:
+    fact_id = ctx.new_id()
+    active_now = candidate.section in ACTIVE_AT_FIRST_MENTION or candidate.remember
+    fact = Fact(
+        id=fact_id,
+        section=candidate.section,
+        key=candidate.key,
+        name_raw=candidate.name_raw,
+        name_normalized=candidate.name_normalized,
+        code=candidate.code,
+        status=status,
+        stage=Stage.ACTIVE if active_now else Stage.CANDIDATE,
+        attributes=dict(candidate.attributes),
+        valid_from=candidate.valid_from,
+        valid_to=candidate.valid_to,
+        first_mentioned_at=ctx.now,
+        last_confirmed_at=ctx.now,
+        mention_count=1,
+        session_ids=_with_session([], ctx.session_id),
+        source_fragment_ids=_with_fragment([], ctx.fragment_id),
+        version=1,
+    )
+    decision = Decision(
+        fact=FactDecision(
+            fact=fact,
+            event=_event(ctx, fact_id, EventType.FIRST_MENTION, None, snapshot(fact)),
+            expected_version=None,
+        )
+    )
+    if (
+        candidate.section in SECTIONS_WITH_STATUS
+        and status in _PRESENT_STATUSES
+        and section_state.status is not SectionStatus.PRESENT
+    ):
+        decision.section = _section_change(section_state, SectionStatus.PRESENT, ctx)
+    return decision
+
+
+def _decide_section(
+    candidate: Candidate, state: SectionState, section_facts: Iterable[Fact], ctx: DecisionContext
+) -> Decision:
+    target = (
+        SectionStatus.CONFIRMED_ABSENT
+        if candidate.kind is AssertionKind.SECTION_ABSENT
+        else SectionStatus.UNSURE
+    )
+    active = [f for f in section_facts if is_current(f) and f.status is not FactStatus.ABSENT]
+    if active:
+        if target is SectionStatus.UNSURE:
+            return Decision(noop_reason="unsure_but_facts_known")
+        # "No allergies" while an allergy is on record: ask, never delete silently.
+        return Decision(
+            clarification=Clarification(
+                id=ctx.new_id(),
+                section=candidate.section,
+                fact_id=None,
+                reason="section_absent_conflicts_with_recorded_facts",
+                current={"facts": [f.name_normalized for f in active]},
+                proposed={"status": target.value},
+                created_at=ctx.now,
+                fragment_id=ctx.fragment_id,
+            )
+        )
+    return Decision(section=_section_change(state, target, ctx))
+
+
+def _section_change(state: SectionState, target: SectionStatus, ctx: DecisionContext) -> SectionDecision:
+    updated = state.model_copy(update={"status": target, "updated_at": ctx.now, "version": state.version + 1})
+    event_type = EventType.RECONFIRMATION if state.status is target else EventType.SECTION_STATUS
+    return SectionDecision(
+        state=updated,
+        event=_event(
+            ctx,
+            section_fact_id(state.section),
+            event_type,
+            {"status": state.status.value},
+            {"status": target.value},
+        ),
+        expected_version=state.version,
+    )
+
+
+def section_fact_id(section: Section) -> str:
+    """History of a section's status is kept under this pseudo fact id."""
+    return f"section-{section.value}"
+
+
+def _default_status(section: Section) -> FactStatus:
+    return FactStatus.ACTIVE if section is Section.MEDICATIONS else FactStatus.PRESENT
+
+
+def _attributes_after(existing: Fact, candidate: Candidate) -> dict[str, Any]:
+    # What the user did not restate is kept: "started taking metformin" keeps its 500 mg.
+    return {**existing.attributes, **candidate.attributes}
+
+
+def _implausible_change(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    for name, is_implausible in IMPLAUSIBLE_CHANGES.items():
+        if name in old and name in new and old[name] is not None and new[name] is not None:
+            if is_implausible(old[name], new[name]):
+                return name
+    return None
+
+
+def _stage_after(existing: Fact, candidate: Candidate, changed: bool, ctx: DecisionContext) -> Stage:
+    if existing.stage is Stage.CANDIDATE and (
+        candidate.remember or (ctx.fragment_id not in existing.source_fragment_ids)
+    ):
+        return Stage.ACTIVE  # a second mention, or an explicit "remember"
+    if existing.stage is Stage.DEPRECATED and changed:
+        return Stage.ACTIVE
+    return existing.stage
+
+
+def user_edit(existing: Fact, changes: dict[str, Any], ctx: DecisionContext) -> FactDecision:
+    """The user corrects what is remembered (already validated by the caller)."""
+    before = snapshot(existing)
+    update: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+    if "attributes" in update:
+        update["attributes"] = {**existing.attributes, **update["attributes"]}
+    updated = existing.model_copy(
+        update={**update, "last_confirmed_at": ctx.now, "version": existing.version + 1}
+    )
+    if updated.stage is Stage.CANDIDATE:
+        updated = updated.model_copy(update={"stage": Stage.ACTIVE})  # the user vouched for it
+    return FactDecision(
+        fact=updated,
+        event=_event(ctx, existing.id, EventType.USER_EDIT, before, snapshot(updated)),
+        expected_version=existing.version,
+    )
+
+
+def user_delete(existing: Fact, ctx: DecisionContext) -> FactDecision:
+    """The fact leaves every context from now on; its history stays until erasure."""
+    before = snapshot(existing)
+    updated = existing.model_copy(update={"deleted_at": ctx.now, "version": existing.version + 1})
+    return FactDecision(
+        fact=updated,
+        event=_event(ctx, existing.id, EventType.USER_DELETE, before, snapshot(updated)),
+        expected_version=existing.version,
+    )
+
+
+def user_section_status(state: SectionState, target: SectionStatus, ctx: DecisionContext) -> SectionDecision:
+    return _section_change(state, target, ctx)

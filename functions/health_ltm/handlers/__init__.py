@@ -1,0 +1,1 @@
+"""Thin Lambda entry points: parse, call one domain function, respond."""

@@ -1,0 +1,191 @@
+"""The Powertools REST resolver and its routes. A route parses, calls one service, responds.
+
+The caller's user id comes only from the Cognito authorizer claims; no route takes a user id.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path, Query
+
+from .. import wiring
+from ..domain.models import Message
+from ..domain.sections import Section, SectionStatus
+from ..read import profile
+from ..settings import get_settings
+from ..write.intake import submit_fragment
+from . import errors
+from .api_models import (
+    ID_PATTERN,
+    ErasureOut,
+    FactOut,
+    FactPatch,
+    FactsOut,
+    FactWithHistoryOut,
+    FragmentAccepted,
+    FragmentIn,
+    FragmentOut,
+    HistoryEventOut,
+    SectionStatusIn,
+    SectionStatusOut,
+)
+from .auth import current_user_id
+
+app = APIGatewayRestResolver(
+    enable_validation=True,
+    cors=CORSConfig(allow_origin=get_settings().cors_origin, max_age=600, allow_headers=["If-Match"]),
+)
+errors.register(app)
+
+FactId = Annotated[str, Path(pattern=ID_PATTERN)]
+
+
+@app.get("/v1/health", summary="Liveness", tags=["ops"])
+def health() -> dict:
+    return {"status": "ok"}
+
+
+# ------------------------------------------------------------------ write path intake
+@app.post(
+    "/v1/fragments",
+    summary="Queue a dialogue fragment for extraction",
+    tags=["write"],
+    responses={202: {"description": "Queued"}, 413: {"description": "Too many messages or too long a text"}},
+)
+def post_fragment(body: Annotated[FragmentIn, Body()]) -> Response[FragmentAccepted]:
+    errors.require_json(app)
+    settings = get_settings()
+    if len(body.messages) > settings.max_messages:
+        raise errors.PayloadTooLarge(f"at most {settings.max_messages} messages per fragment")
+    if any(len(m.text) > settings.max_message_chars for m in body.messages):
+        raise errors.PayloadTooLarge(f"at most {settings.max_message_chars} characters per message")
+    fragment = submit_fragment(
+        wiring.repository(),
+        wiring.fragment_queue(),
+        wiring.clock(),
+        wiring.id_factory(),
+        user_id=current_user_id(app),
+        session_id=body.session_id,
+        messages=[Message(role=m.role, text=m.text, at=m.at) for m in body.messages],
+        fragment_id=body.fragment_id,
+        locale=body.locale,
+    )
+    return Response(
+        status_code=202,
+        content_type="application/json",
+        body=FragmentAccepted(fragment_id=fragment.id, status=fragment.status),
+    )
+
+
+@app.get("/v1/fragments/<fragment_id>", summary="State of a fragment", tags=["write"])
+def get_fragment(fragment_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> FragmentOut:
+    fragment = wiring.repository().get_fragment(current_user_id(app), fragment_id)
+    if fragment is None:
+        raise errors.NotFoundError("no such fragment")
+    return FragmentOut(
+        fragment_id=fragment.id, status=fragment.status, applied=fragment.applied, rejected=fragment.rejected
+    )
+
+
+# ------------------------------------------------------------------ profile
+@app.get("/v1/facts", summary="What is remembered", tags=["profile"])
+def list_facts(
+    section: Annotated[Section | None, Query()] = None,
+    status: Annotated[str | None, Query(max_length=20)] = None,
+    include_inactive: Annotated[bool, Query()] = False,
+) -> FactsOut:
+    facts, sections = profile.list_facts(
+        wiring.repository(), current_user_id(app), section, status, include_inactive
+    )
+    statuses = {s.value: SectionStatusOut(status=SectionStatus.UNKNOWN) for s in Section}
+    statuses.update({s.value: SectionStatusOut(status=state.status) for s, state in sections.items()})
+    return FactsOut(facts=[_fact_out(f) for f in facts], sections=statuses)
+
+
+@app.get("/v1/facts/<fact_id>", summary="One fact with its history", tags=["profile"])
+def get_fact(fact_id: FactId) -> FactWithHistoryOut:
+    fact, history = profile.get_fact(wiring.repository(), current_user_id(app), fact_id)
+    return FactWithHistoryOut(
+        **_fact_out(fact).model_dump(),
+        history=[
+            HistoryEventOut(
+                type=e.type.value, at=e.at, before=e.before, after=e.after, fragment_id=e.fragment_id,
+                policy=e.policy,
+            )
+            for e in history
+        ],
+    )
+
+
+@app.patch("/v1/facts/<fact_id>", summary="Correct a fact (If-Match: version)", tags=["profile"])
+def patch_fact(
+    fact_id: FactId,
+    body: Annotated[FactPatch, Body()],
+    if_match: Annotated[str, Header(alias="If-Match", pattern=r'^(W/)?"?\d{1,9}"?$')],
+) -> FactOut:
+    errors.require_json(app)
+    version = int(if_match.removeprefix("W/").strip('"'))
+    fact = profile.edit_fact(
+        wiring.repository(),
+        wiring.clock(),
+        wiring.id_factory(),
+        current_user_id(app),
+        fact_id,
+        version,
+        body.model_dump(exclude_none=True, mode="json"),
+    )
+    return _fact_out(fact)
+
+
+@app.delete("/v1/facts/<fact_id>", summary="Forget a fact (kept in history until erasure)", tags=["profile"])
+def delete_fact(fact_id: FactId) -> Response[None]:
+    profile.delete_fact(wiring.repository(), wiring.clock(), wiring.id_factory(), current_user_id(app), fact_id)
+    return Response(status_code=204)
+
+
+@app.put("/v1/sections/<section>", summary="Set what is known about a whole section", tags=["profile"])
+def put_section(section: Annotated[Section, Path()], body: Annotated[SectionStatusIn, Body()]) -> SectionStatusOut:
+    errors.require_json(app)
+    state = profile.set_section_status(
+        wiring.repository(),
+        wiring.clock(),
+        wiring.id_factory(),
+        current_user_id(app),
+        section,
+        SectionStatus(body.status),
+    )
+    return SectionStatusOut(status=state.status)
+
+
+@app.get("/v1/export", summary="Everything held about me", tags=["profile"])
+def export() -> dict:
+    return profile.export_user(wiring.repository(), wiring.vector_index(), current_user_id(app))
+
+
+@app.delete("/v1/me", summary="Erase everything held about me", tags=["profile"])
+def erase() -> ErasureOut:
+    return ErasureOut(**profile.erase_user(wiring.repository(), wiring.vector_index(), current_user_id(app)))
+
+
+def _fact_out(fact) -> FactOut:
+    return FactOut(
+        id=fact.id,
+        section=fact.section,
+        key=fact.key,
+        name_raw=fact.name_raw,
+        name_normalized=fact.name_normalized,
+        code=fact.code,
+        status=fact.status,
+        stage=fact.stage,
+        provenance=fact.provenance.value,
+        attributes=fact.attributes,
+        valid_from=fact.valid_from,
+        valid_to=fact.valid_to,
+        first_mentioned_at=fact.first_mentioned_at,
+        last_confirmed_at=fact.last_confirmed_at,
+        mention_count=fact.mention_count,
+        version=fact.version,
+        deleted=fact.is_deleted,
+    )

@@ -1,0 +1,106 @@
+"""Table rows <-> domain models. Rows keep a few top-level attributes for conditions and
+filters; the model itself is one JSON string (fast to parse, no Decimal juggling)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..domain.models import (
+    AppliedEvent,
+    Clarification,
+    Episode,
+    Fact,
+    Fragment,
+    HistoryEvent,
+    PendingMention,
+    RejectedEvent,
+    SectionState,
+    UserMemory,
+)
+from ..domain.sections import Section
+from ..schema import TTL_ATTRIBUTE
+
+
+def fragment_item(pk: str, fragment: Fragment, expires_at: int) -> dict:
+    return {
+        "PK": {"S": pk},
+        "SK": {"S": f"FRAG#{fragment.id}"},
+        "kind": {"S": "fragment"},
+        "status": {"S": fragment.status.value},
+        "version": {"N": "0"},
+        "data": {"S": fragment.model_dump_json(exclude={"applied", "rejected", "status", "version"})},
+        TTL_ATTRIBUTE: {"N": str(expires_at)},
+    }
+
+
+def applied_entries(item: dict, name: str) -> list[Any]:
+    model = AppliedEvent if name == "applied" else RejectedEvent
+    return [model.model_validate_json(v["S"]) for v in item.get(name, {}).get("L", [])]
+
+
+def parse_context_item(item: dict, memory: UserMemory, wanted: set[str] | None) -> None:
+    """Add one CTX# row to the memory; facts of unwanted sections are skipped before parsing."""
+    kind = item["kind"]["S"]
+    section = item.get("section", {}).get("S")
+    if kind == "fact":
+        if wanted is None or section in wanted:
+            memory.facts.append(Fact.model_validate_json(item["data"]["S"]))
+    elif kind == "documented":
+        if wanted is None or section in wanted:
+            memory.documented.append(Fact.model_validate_json(item["data"]["S"]))
+    elif kind == "section":
+        state = SectionState.model_validate_json(item["data"]["S"])
+        memory.sections[state.section] = state
+    elif kind == "clarification":
+        memory.clarifications.append(Clarification.model_validate_json(item["data"]["S"]))
+    elif kind == "pending":
+        memory.pending.append(PendingMention.model_validate_json(item["data"]["S"]))
+    elif kind == "summary":
+        memory.summary = json.loads(item["data"]["S"]).get("text")
+
+
+def export_items(items: Iterable[dict]) -> dict:
+    """Everything held about a user, as plain JSON."""
+    out: dict[str, Any] = {
+        "facts": [],
+        "documented": [],
+        "history": [],
+        "sections": [],
+        "clarifications": [],
+        "pending": [],
+        "fragments": [],
+        "episodes": [],
+        "summary": None,
+    }
+    for item in items:
+        kind = item.get("kind", {}).get("S")
+        data = item.get("data", {}).get("S")
+        if kind == "fact":
+            out["facts"].append(Fact.model_validate_json(data).model_dump(mode="json"))
+        elif kind == "documented":
+            out["documented"].append(Fact.model_validate_json(data).model_dump(mode="json"))
+        elif kind == "history":
+            out["history"].append(HistoryEvent.model_validate_json(data).model_dump(mode="json"))
+        elif kind == "section":
+            out["sections"].append(SectionState.model_validate_json(data).model_dump(mode="json"))
+        elif kind == "clarification":
+            out["clarifications"].append(Clarification.model_validate_json(data).model_dump(mode="json"))
+        elif kind == "pending":
+            out["pending"].append(PendingMention.model_validate_json(data).model_dump(mode="json"))
+        elif kind == "fragment":
+            fragment = json.loads(data)
+            fragment["status"] = item["status"]["S"]
+            fragment["applied"] = [json.loads(v["S"]) for v in item.get("applied", {}).get("L", [])]
+            fragment["rejected"] = [json.loads(v["S"]) for v in item.get("rejected", {}).get("L", [])]
+            out["fragments"].append(fragment)
+        elif kind == "episode":
+            out["episodes"].append(Episode.model_validate_json(data).model_dump(mode="json"))
+        elif kind == "summary":
+            out["summary"] = json.loads(data)
+    return out
+
+
+def sections_of(memory: UserMemory) -> set[Section]:
+    return {f.section for f in memory.facts}

@@ -1,0 +1,244 @@
+"""In-process twin of the DynamoDB repository: same conditions, same outcomes, no network.
+
+Used by unit tests and by the in-process benchmarks; contract tests run both implementations
+through the same cases so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..domain.models import (
+    AppliedEvent,
+    Clarification,
+    Episode,
+    Fact,
+    Fragment,
+    FragmentStatus,
+    HistoryEvent,
+    PendingMention,
+    RejectedEvent,
+    SectionState,
+    UserMemory,
+)
+from ..domain.sections import Section
+from ..ports import ChangeSet, ConflictError, FragmentGone
+from . import keys
+
+
+class InMemoryRepository:
+    def __init__(self) -> None:
+        self._users: dict[str, dict[str, Any]] = {}
+        self._lock = threading.RLock()
+        self.calls = 0
+
+    def _user(self, user_id: str) -> dict[str, Any]:
+        return self._users.setdefault(user_id, {})
+
+    # ---------------------------------------------------------------- read path
+    def load_memory(self, user_id: str, sections: Sequence[Section] | None = None) -> UserMemory:
+        self.calls += 1
+        wanted = set(sections) if sections is not None else None
+        with self._lock:
+            rows = [(sk, v) for sk, v in self._users.get(user_id, {}).items() if sk.startswith("CTX#")]
+        memory = UserMemory()
+        for sk, value in sorted(rows, key=lambda r: r[0]):
+            if isinstance(value, Fact):
+                if wanted is None or value.section in wanted:
+                    target = memory.documented if sk.startswith("CTX#D#") else memory.facts
+                    target.append(value.model_copy())
+            elif isinstance(value, SectionState):
+                memory.sections[value.section] = value.model_copy()
+            elif isinstance(value, Clarification):
+                memory.clarifications.append(value)
+            elif isinstance(value, PendingMention):
+                memory.pending.append(value)
+            elif isinstance(value, dict) and sk == keys.SUMMARY_SK:
+                memory.summary = value.get("text")
+        return memory
+
+    def get_fact(self, user_id: str, fact_id: str) -> Fact | None:
+        self.calls += 1
+        with self._lock:
+            fact = self._users.get(user_id, {}).get(keys.fact_sk(fact_id))
+        return fact.model_copy() if fact else None
+
+    def get_history(self, user_id: str, fact_id: str) -> list[HistoryEvent]:
+        self.calls += 1
+        prefix = keys.history_prefix(fact_id)
+        with self._lock:
+            rows = sorted((sk, v) for sk, v in self._users.get(user_id, {}).items() if sk.startswith(prefix))
+        return [v for _, v in rows]
+
+    # ---------------------------------------------------------------- fragments
+    def create_fragment(self, user_id: str, fragment: Fragment, pending: PendingMention | None) -> bool:
+        self.calls += 1
+        with self._lock:
+            rows = self._user(user_id)
+            sk = keys.fragment_sk(fragment.id)
+            if sk in rows:
+                return False
+            rows[sk] = {"fragment": fragment.model_copy(), "done": set()}
+            if pending is not None:
+                rows[keys.pending_sk(fragment.id)] = pending
+        return True
+
+    def get_fragment(self, user_id: str, fragment_id: str) -> Fragment | None:
+        self.calls += 1
+        with self._lock:
+            row = self._users.get(user_id, {}).get(keys.fragment_sk(fragment_id))
+            return row["fragment"].model_copy(deep=True) if row else None
+
+    def transition_fragment(
+        self,
+        user_id: str,
+        fragment: Fragment,
+        to: FragmentStatus,
+        expected: Sequence[FragmentStatus],
+        rejected: Sequence[dict] = (),
+        reason: str | None = None,
+    ) -> Fragment:
+        self.calls += 1
+        with self._lock:
+            rows = self._users.get(user_id, {})
+            row = rows.get(keys.fragment_sk(fragment.id))
+            if row is None or row["fragment"].status not in expected:
+                raise FragmentGone(fragment.id)
+            stored: Fragment = row["fragment"]
+            stored.status = to
+            stored.version += 1
+            stored.rejected.extend(RejectedEvent.model_validate(r) for r in rejected)
+            if reason:
+                stored.reason = reason
+            if to in (FragmentStatus.APPLIED, FragmentStatus.REJECTED, FragmentStatus.FAILED):
+                rows.pop(keys.pending_sk(fragment.id), None)
+            return stored.model_copy(deep=True)
+
+    def fragment_done(self, user_id: str, fragment_id: str) -> set[str]:
+        self.calls += 1
+        with self._lock:
+            row = self._users.get(user_id, {}).get(keys.fragment_sk(fragment_id))
+            return set(row["done"]) if row else set()
+
+    # ---------------------------------------------------------------- write path
+    def apply(
+        self,
+        user_id: str,
+        fragment_id: str | None,
+        changes: ChangeSet,
+        applied: Sequence[dict] = (),
+        fingerprint: str | None = None,
+    ) -> None:
+        self.calls += 1
+        with self._lock:
+            rows = self._user(user_id)
+            # Check every condition first: all or nothing, like TransactWriteItems.
+            for write in changes.facts:
+                current = rows.get(keys.fact_sk(write.fact.id))
+                if write.expected_version is None and current is not None:
+                    raise ConflictError("fact exists")
+                if write.expected_version is not None and (
+                    current is None or current.version != write.expected_version
+                ):
+                    raise ConflictError("fact version")
+                if write.new_key and keys.key_guard_sk(write.fact.section.value, write.fact.key) in rows:
+                    raise ConflictError("key taken")
+            for section_write in changes.sections:
+                current_state = rows.get(keys.section_sk(section_write.state.section.value))
+                version = current_state.version if current_state else 0
+                if version != section_write.expected_version:
+                    raise ConflictError("section version")
+            if fragment_id is not None:
+                row = rows.get(keys.fragment_sk(fragment_id))
+                if row is None or row["fragment"].status is not FragmentStatus.PROCESSING:
+                    raise FragmentGone(fragment_id)
+                if fingerprint and fingerprint in row["done"]:
+                    raise FragmentGone(fragment_id)
+            # Then write.
+            for write in changes.facts:
+                rows[keys.fact_sk(write.fact.id)] = write.fact.model_copy(deep=True)
+                rows[keys.history_sk(write.event.fact_id, write.event.id)] = write.event
+                if write.new_key:
+                    rows[keys.key_guard_sk(write.fact.section.value, write.fact.key)] = write.fact.id
+                if write.release_key:
+                    rows.pop(keys.key_guard_sk(write.release_key[0].value, write.release_key[1]), None)
+            for section_write in changes.sections:
+                rows[keys.section_sk(section_write.state.section.value)] = section_write.state.model_copy()
+                rows[keys.history_sk(section_write.event.fact_id, section_write.event.id)] = section_write.event
+            for clarification in changes.clarifications:
+                rows[keys.clarification_sk(clarification.id)] = clarification
+            for clarification_id in changes.resolved_clarifications:
+                rows.pop(keys.clarification_sk(clarification_id), None)
+            if fragment_id is not None:
+                row = rows[keys.fragment_sk(fragment_id)]
+                row["fragment"].applied.extend(AppliedEvent.model_validate(a) for a in applied)
+                if fingerprint:
+                    row["done"].add(fingerprint)
+
+    def mark_active(self, user_id: str, day: str) -> None:
+        self.calls += 1
+        with self._lock:
+            self._user(user_id)[keys.active_sk(day)] = {"day": day}
+
+    def list_active_users(self, day: str) -> list[str]:
+        self.calls += 1
+        with self._lock:
+            return sorted(u for u, rows in self._users.items() if keys.active_sk(day) in rows)
+
+    # ---------------------------------------------------------------- episodes
+    def put_episode(self, user_id: str, episode: Episode) -> None:
+        self.calls += 1
+        with self._lock:
+            self._user(user_id)[keys.episode_sk(episode.id)] = episode.model_copy()
+
+    def list_episodes(self, user_id: str) -> list[Episode]:
+        self.calls += 1
+        with self._lock:
+            return [v for sk, v in sorted(self._users.get(user_id, {}).items()) if sk.startswith("EPI#")]
+
+    # ---------------------------------------------------------------- test and bench helpers
+    def put_documented(self, user_id: str, fact: Fact) -> None:
+        with self._lock:
+            self._user(user_id)[keys.documented_sk(fact.id)] = fact
+
+    def put_summary(self, user_id: str, text: str) -> None:
+        with self._lock:
+            self._user(user_id)[keys.SUMMARY_SK] = {"text": text}
+
+    # ---------------------------------------------------------------- export and erasure
+    def export(self, user_id: str) -> dict:
+        self.calls += 1
+        with self._lock:
+            rows = copy.deepcopy(self._users.get(user_id, {}))
+        out: dict[str, Any] = {k: [] for k in (
+            "facts", "documented", "history", "sections", "clarifications", "pending", "fragments", "episodes"
+        )}
+        out["summary"] = None
+        for sk, value in sorted(rows.items()):
+            if sk.startswith("CTX#F#"):
+                out["facts"].append(value.model_dump(mode="json"))
+            elif sk.startswith("CTX#D#"):
+                out["documented"].append(value.model_dump(mode="json"))
+            elif sk.startswith("H#"):
+                out["history"].append(value.model_dump(mode="json"))
+            elif sk.startswith("CTX#S#"):
+                out["sections"].append(value.model_dump(mode="json"))
+            elif sk.startswith("CTX#C#"):
+                out["clarifications"].append(value.model_dump(mode="json"))
+            elif sk.startswith("CTX#P#"):
+                out["pending"].append(value.model_dump(mode="json"))
+            elif sk.startswith("FRAG#"):
+                out["fragments"].append(value["fragment"].model_dump(mode="json"))
+            elif sk.startswith("EPI#"):
+                out["episodes"].append(value.model_dump(mode="json"))
+            elif sk == keys.SUMMARY_SK:
+                out["summary"] = value
+        return out
+
+    def erase(self, user_id: str) -> int:
+        self.calls += 1
+        with self._lock:
+            return len(self._users.pop(user_id, {}))

@@ -1,0 +1,126 @@
+"""Composition root: builds each port's implementation once per container, lazily.
+
+Nothing is built at import time (tests set the environment first; cold starts stay small).
+A model is used when one is configured (key, secret or base URL); otherwise the offline rules
+and the local embedder stand in, so the service runs with no key at all.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .domain.clock import SystemClock
+from .domain.ids import new_ulid
+from .ports import Embedder, Extractor, SectionClassifier, VectorIndex
+from .settings import Settings, get_settings
+
+
+@lru_cache(maxsize=1)
+def repository():
+    from .storage.dynamodb import DynamoRepository
+
+    return DynamoRepository(get_settings().table_name)
+
+
+@lru_cache(maxsize=1)
+def fragment_queue():
+    from .adapters.sqs_queue import SqsFragmentQueue
+
+    return SqsFragmentQueue(get_settings().extraction_queue_url)
+
+
+@lru_cache(maxsize=1)
+def maintenance_queue():
+    from .adapters.sqs_queue import SqsMaintenanceQueue
+
+    return SqsMaintenanceQueue(get_settings().maintenance_queue_url)
+
+
+def clock() -> SystemClock:
+    return SystemClock()
+
+
+def id_factory():
+    return new_ulid
+
+
+@lru_cache(maxsize=1)
+def section_classifier() -> SectionClassifier:
+    settings = get_settings()
+    if settings.model_configured:
+        from .adapters.openai_llm import OpenAISectionClassifier
+
+        return OpenAISectionClassifier(settings)
+    from .write.rules import RuleSectionClassifier
+
+    return RuleSectionClassifier()
+
+
+@lru_cache(maxsize=1)
+def extractor() -> Extractor:
+    settings = get_settings()
+    if settings.model_configured:
+        from .adapters.openai_llm import OpenAIExtractor
+
+        return OpenAIExtractor(settings)
+    from .write.rules import RuleExtractor
+
+    return RuleExtractor(clock=clock())
+
+
+@lru_cache(maxsize=1)
+def embedder() -> Embedder:
+    settings = get_settings()
+    if settings.model_configured and settings.vector_endpoint:
+        from .adapters.openai_llm import OpenAIEmbedder
+
+        return OpenAIEmbedder(settings)
+    from .adapters.local_embedder import HashingEmbedder
+
+    return HashingEmbedder()
+
+
+@lru_cache(maxsize=1)
+def vector_index() -> VectorIndex:
+    settings: Settings = get_settings()
+    if settings.vector_endpoint:
+        from .adapters.opensearch_index import OpenSearchVectorIndex
+
+        return OpenSearchVectorIndex(settings, dimensions=embedder().dimensions)
+    from .adapters.local_vector_index import LocalVectorIndex
+
+    return LocalVectorIndex(settings.local_vector_path or None)
+
+
+@lru_cache(maxsize=1)
+def write_path():
+    from .write.pipeline import WritePath
+
+    return WritePath(
+        repository=repository(),
+        classifier=section_classifier(),
+        extractor=extractor(),
+        clock=clock(),
+        new_id=id_factory(),
+        vector_index=vector_index(),
+        embedder=embedder(),
+        recall_guard=get_settings().model_configured,
+    )
+
+
+def reset() -> None:
+    """Forget every cached component (tests switch environments between cases)."""
+    from .settings import get_settings as settings_factory
+
+    settings_factory.cache_clear()
+    for factory in (
+        repository,
+        fragment_queue,
+        maintenance_queue,
+        section_classifier,
+        extractor,
+        embedder,
+        vector_index,
+        write_path,
+    ):
+        factory.cache_clear()

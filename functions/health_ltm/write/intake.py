@@ -1,0 +1,57 @@
+"""POST /v1/fragments: store the fragment (queued), remember what it says about allergies or
+drugs for read-your-writes, and queue a reference for the extract worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from ..domain.models import Fragment, FragmentStatus, Message, PendingMention
+from ..domain.sections import Section
+from ..ports import Clock, FragmentQueue
+from .mentions import detect_critical_mentions
+
+
+def submit_fragment(
+    repository,
+    queue: FragmentQueue,
+    clock: Clock,
+    new_id: Callable[[], str],
+    user_id: str,
+    session_id: str,
+    messages: list[Message],
+    fragment_id: str | None = None,
+    locale: str | None = None,
+) -> Fragment:
+    """Idempotent by fragment_id: a retry re-queues the same fragment; SQS FIFO deduplicates it
+    and the worker's state machine applies it once."""
+    now: datetime = clock.now()
+    fragment = Fragment(
+        id=fragment_id or new_id(),
+        session_id=session_id,
+        messages=messages,
+        locale=locale,
+        status=FragmentStatus.QUEUED,
+        received_at=now,
+    )
+    mentions = detect_critical_mentions(messages)
+    pending = (
+        PendingMention(
+            fragment_id=fragment.id,
+            sections=sorted({Section(s) for s, _ in mentions}),
+            text=" ".join(sentence for _, sentence in mentions)[:1000],
+            received_at=now,
+        )
+        if mentions
+        else None
+    )
+    created = repository.create_fragment(user_id, fragment, pending)
+    if not created:
+        existing = repository.get_fragment(user_id, fragment.id)
+        if existing is None:
+            raise RuntimeError("fragment vanished between create and read")
+        if existing.status is not FragmentStatus.QUEUED:
+            return existing
+        fragment = existing
+    queue.send(user_id, fragment.id)
+    return fragment

@@ -1,0 +1,250 @@
+"""The write path for one fragment: filter -> classify -> extract -> validate -> decide -> write.
+
+The model understands language; everything from validation on is code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from ..domain.candidates import Candidate
+from ..domain.models import (
+    AppliedEvent,
+    Episode,
+    Fragment,
+    FragmentStatus,
+    Message,
+    Role,
+    SectionState,
+    UserMemory,
+)
+from ..domain.sections import Section
+from ..domain.transitions import Decision, DecisionContext, decide
+from ..observability import logger, metrics
+from ..ports import (
+    ChangeSet,
+    Clock,
+    ConflictError,
+    Embedder,
+    Extractor,
+    FactWrite,
+    FragmentGone,
+    SectionClassifier,
+    SectionWrite,
+    VectorIndex,
+)
+from .mentions import detect_critical_mentions
+from .quality import filter_messages
+from .validate import user_text, validate
+
+MAX_DECISION_ATTEMPTS = 5
+
+
+@dataclass
+class Outcome:
+    status: FragmentStatus
+    applied: list[AppliedEvent] = field(default_factory=list)
+    rejected: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class WritePath:
+    repository: object  # MemoryRepository (DynamoRepository or InMemoryRepository)
+    classifier: SectionClassifier
+    extractor: Extractor
+    clock: Clock
+    new_id: Callable[[], str]
+    vector_index: VectorIndex | None = None
+    embedder: Embedder | None = None
+    recall_guard: bool = False  # re-ask the model when the rules see an allergy/drug it missed
+
+    def process(self, user_id: str, fragment_id: str) -> Outcome:
+        repo = self.repository
+        fragment = repo.get_fragment(user_id, fragment_id)
+        if fragment is None:
+            # Erased (DELETE /v1/me) or never stored: nothing to do, and nothing to retry.
+            logger.info("fragment gone", extra={"fragment_id": fragment_id})
+            return Outcome(FragmentStatus.FAILED)
+        if fragment.status in (FragmentStatus.APPLIED, FragmentStatus.REJECTED):
+            metrics.add_metric(name="FragmentRedelivered", unit=MetricUnit.Count, value=1)
+            return Outcome(fragment.status, fragment.applied)
+        fragment = repo.transition_fragment(
+            user_id,
+            fragment,
+            FragmentStatus.PROCESSING,
+            expected=[FragmentStatus.QUEUED, FragmentStatus.PROCESSING, FragmentStatus.FAILED],
+        )
+
+        filtered = filter_messages(fragment.messages)
+        if filtered.all_filtered:
+            reasons = sorted({d.reason for d in filtered.dropped}) or ["empty"]
+            rejected = [{"section": None, "reason": f"quality_filter:{r}"} for r in reasons]
+            repo.transition_fragment(
+                user_id, fragment, FragmentStatus.REJECTED, [FragmentStatus.PROCESSING], rejected=rejected,
+                reason="quality_filter",
+            )
+            metrics.add_metric(name="FragmentRejected", unit=MetricUnit.Count, value=1)
+            return Outcome(FragmentStatus.REJECTED, rejected=rejected)
+
+        kept: list[Message] = list(filtered.kept)
+        sections = self.classifier.classify(kept)
+        assertions = self.extractor.extract(kept, sections) if sections else []
+        if self.recall_guard:
+            assertions = self._recall_guard(kept, assertions)
+
+        words = user_text(kept)
+        candidates: list[Candidate] = []
+        rejected: list[dict] = []
+        for assertion in assertions:
+            accepted, rejection = validate(assertion, words)
+            candidates.extend(accepted)
+            if rejection:
+                rejected.append({"section": rejection.section, "reason": rejection.reason})
+        if rejected:
+            metrics.add_metric(name="EventRejected", unit=MetricUnit.Count, value=len(rejected))
+
+        applied = self._apply_all(user_id, fragment, candidates, rejected)
+        self._store_episode(user_id, fragment, kept, sections)
+        final = FragmentStatus.APPLIED
+        repo.transition_fragment(user_id, fragment, final, [FragmentStatus.PROCESSING], rejected=rejected)
+        repo.mark_active(user_id, self.clock.now().date().isoformat())
+        metrics.add_metric(name="EventApplied", unit=MetricUnit.Count, value=len(applied))
+        return Outcome(final, applied, rejected)
+
+    # ------------------------------------------------------------------ decisions
+    def _apply_all(
+        self, user_id: str, fragment: Fragment, candidates: list[Candidate], rejected: list[dict]
+    ) -> list[AppliedEvent]:
+        repo = self.repository
+        done = repo.fragment_done(user_id, fragment.id)
+        memory = repo.load_memory(user_id)
+        applied: list[AppliedEvent] = []
+        for candidate in candidates:
+            fingerprint = candidate.fingerprint()
+            if fingerprint in done:
+                continue  # applied by an earlier delivery of this fragment
+            for attempt in range(MAX_DECISION_ATTEMPTS):
+                decision = self._decide(candidate, memory, fragment)
+                changes, event = _to_changes(decision)
+                try:
+                    repo.apply(
+                        user_id,
+                        fragment.id,
+                        changes,
+                        applied=[event.model_dump(mode="json")] if event else [],
+                        fingerprint=fingerprint,
+                    )
+                except ConflictError:
+                    metrics.add_metric(name="WriteConflict", unit=MetricUnit.Count, value=1)
+                    memory = repo.load_memory(user_id)
+                    if attempt == MAX_DECISION_ATTEMPTS - 1:
+                        raise
+                    continue
+                except FragmentGone:
+                    current = repo.get_fragment(user_id, fragment.id)
+                    if current is None or current.status is not FragmentStatus.PROCESSING:
+                        raise
+                    break  # another delivery applied this very candidate meanwhile
+                _remember(memory, decision)
+                if event:
+                    applied.append(event)
+                break
+        return applied
+
+    def _decide(self, candidate: Candidate, memory: UserMemory, fragment: Fragment) -> Decision:
+        existing = next(
+            (f for f in memory.facts if f.section is candidate.section and f.key == candidate.key), None
+        )
+        state = memory.sections.get(candidate.section) or SectionState(section=candidate.section)
+        ctx = DecisionContext(
+            now=self.clock.now(),
+            new_id=self.new_id,
+            fragment_id=fragment.id,
+            session_id=fragment.session_id,
+            extractor=self.extractor.name,
+        )
+        return decide(
+            candidate,
+            existing,
+            state,
+            [f for f in memory.facts if f.section is candidate.section],
+            [c for c in memory.clarifications if c.section is candidate.section],
+            ctx,
+        )
+
+    # ------------------------------------------------------------------ recall guard
+    def _recall_guard(self, messages: list[Message], assertions: list) -> list:
+        seen = {section for section, _ in detect_critical_mentions(messages)}
+        covered = {a.section for a in assertions}
+        missed = [s for s in (Section.ALLERGIES, Section.MEDICATIONS) if s in seen and s not in covered]
+        if not missed:
+            return assertions
+        metrics.add_metric(name="RecallGuardSecondPass", unit=MetricUnit.Count, value=1)
+        return assertions + self.extractor.extract(messages, missed)
+
+    # ------------------------------------------------------------------ episodes
+    def _store_episode(
+        self, user_id: str, fragment: Fragment, kept: list[Message], sections: list[Section]
+    ) -> None:
+        if self.vector_index is None or self.embedder is None:
+            return
+        text = " ".join(m.text for m in kept if m.role is Role.USER).strip()
+        if not text:
+            return
+        episode = Episode(
+            id=self.new_id(),
+            session_id=fragment.session_id,
+            fragment_id=fragment.id,
+            text=text[:4000],
+            sections=sections,
+            at=fragment.received_at,
+        )
+        # The row first, so that erasure finds the vector even if we die right after indexing.
+        self.repository.put_episode(user_id, episode)
+        vector = self.embedder.embed([episode.text])[0]
+        self.vector_index.index(user_id, episode, vector)
+
+
+def _to_changes(decision: Decision) -> tuple[ChangeSet, AppliedEvent | None]:
+    changes = ChangeSet()
+    event: AppliedEvent | None = None
+    if decision.fact:
+        fd = decision.fact
+        changes.facts.append(
+            FactWrite(
+                fact=fd.fact,
+                event=fd.event,
+                expected_version=fd.expected_version,
+                new_key=fd.expected_version is None,
+            )
+        )
+        changes.resolved_clarifications.extend(fd.resolves)
+        event = AppliedEvent(fact_id=fd.fact.id, section=fd.fact.section, event=fd.event.type)
+    if decision.section:
+        sd = decision.section
+        changes.sections.append(SectionWrite(state=sd.state, event=sd.event, expected_version=sd.expected_version))
+        if event is None:
+            event = AppliedEvent(fact_id=sd.event.fact_id, section=sd.state.section, event=sd.event.type)
+    if decision.clarification:
+        changes.clarifications.append(decision.clarification)
+        event = AppliedEvent(
+            fact_id=decision.clarification.fact_id or decision.clarification.id,
+            section=decision.clarification.section,
+            event="clarification",
+        )
+    return changes, event
+
+
+def _remember(memory: UserMemory, decision: Decision) -> None:
+    """Keep the loaded memory current after our own write, so the next candidate needs no re-read."""
+    if decision.fact:
+        fact = decision.fact.fact
+        memory.facts = [f for f in memory.facts if f.id != fact.id] + [fact]
+        memory.clarifications = [c for c in memory.clarifications if c.id not in decision.fact.resolves]
+    if decision.section:
+        memory.sections[decision.section.state.section] = decision.section.state
+    if decision.clarification:
+        memory.clarifications.append(decision.clarification)

@@ -1,0 +1,115 @@
+"""Code-side validation of extracted assertions: types, enums, units, and the evidence rule.
+
+The model's output is a proposal. It becomes a Candidate only if its attributes validate for
+its section and its evidence quote really occurs in what the USER said.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from ..domain.attributes import validate_attributes
+from ..domain.candidates import Candidate
+from ..domain.models import Assertion, AssertionKind, Message, Role
+from ..domain.sections import ALLOWED_STATUSES, Section
+from .normalize import normalize_name
+
+_SPACES = re.compile(r"\s+")
+_PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
+# Demographics hold one slot per fact: the slot is the key.
+DEMOGRAPHIC_SLOTS = ("birth_year", "sex", "height_cm", "weight_kg", "city")
+
+
+def fold(text: str) -> str:
+    """Case-, whitespace- and ё/е-insensitive form for the evidence check."""
+    return _SPACES.sub(" ", text.casefold().replace("ё", "е")).strip()
+
+
+@dataclass(frozen=True)
+class Rejection:
+    section: Section | None
+    reason: str
+
+
+def user_text(messages: Sequence[Message]) -> str:
+    """All the user's words, each message folded, joined so a quote may span two messages."""
+    return " ".join(fold(m.text) for m in messages if m.role is Role.USER)
+
+
+def validate(
+    assertion: Assertion, user_words: str
+) -> tuple[list[Candidate], Rejection | None]:
+    """Turn one assertion into candidates, or say why it is rejected."""
+    section = assertion.section
+    evidence = fold(assertion.evidence)
+    if len(evidence) < 2 or evidence not in user_words:
+        return [], Rejection(section, "evidence_not_in_user_text")
+    if assertion.kind is not AssertionKind.FACT:
+        return [
+            Candidate(
+                section=section,
+                kind=assertion.kind,
+                key=f"section:{section.value}",
+                name_raw="",
+                name_normalized="",
+                status=None,
+                correction=assertion.correction,
+            )
+        ], None
+    if assertion.status is not None and assertion.status not in ALLOWED_STATUSES[section]:
+        return [], Rejection(section, "status_not_allowed_for_section")
+    for date in (assertion.valid_from, assertion.valid_to):
+        if date is not None and not _PARTIAL_DATE.match(date):
+            return [], Rejection(section, "invalid_date")
+    try:
+        attributes = validate_attributes(section, assertion.attributes)
+    except ValidationError:
+        return [], Rejection(section, "invalid_attributes")
+
+    if section is Section.DEMOGRAPHICS:
+        slots = [s for s in DEMOGRAPHIC_SLOTS if s in attributes]
+        if not slots:
+            return [], Rejection(section, "no_demographic_value")
+        return [
+            Candidate(
+                section=section,
+                kind=AssertionKind.FACT,
+                key=slot,
+                name_raw=(assertion.name or str(attributes[slot]))[:200],
+                name_normalized=slot,
+                status=assertion.status,
+                attributes={slot: attributes[slot]},
+                valid_from=assertion.valid_from,
+                valid_to=assertion.valid_to,
+                correction=assertion.correction,
+                remember=assertion.remember,
+            )
+            for slot in slots
+        ], None
+
+    if not assertion.name or not assertion.name.strip():
+        return [], Rejection(section, "missing_name")
+    normalized = normalize_name(section, assertion.name, assertion.normalized_hint)
+    key = normalized.key
+    if section is Section.FAMILY_HISTORY:
+        key = f"{attributes['relative']}:{key}"
+    return [
+        Candidate(
+            section=section,
+            kind=AssertionKind.FACT,
+            key=key,
+            name_raw=assertion.name.strip()[:200],
+            name_normalized=normalized.name_normalized,
+            code=normalized.code or attributes.get("atc_code") or attributes.get("icd10"),
+            status=assertion.status,
+            attributes=attributes,
+            valid_from=assertion.valid_from,
+            valid_to=assertion.valid_to,
+            correction=assertion.correction,
+            remember=assertion.remember,
+        )
+    ], None

@@ -1,0 +1,145 @@
+"""The DynamoDB repository (on moto) and the in-process twin behave the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from health_ltm.domain.candidates import Candidate
+from health_ltm.domain.ids import new_ulid
+from health_ltm.domain.models import (
+    AssertionKind,
+    Fragment,
+    FragmentStatus,
+    Message,
+    PendingMention,
+    Role,
+    SectionState,
+)
+from health_ltm.domain.sections import FactStatus, Section
+from health_ltm.domain.transitions import DecisionContext, decide
+from health_ltm.ports import ChangeSet, ConflictError, FactWrite, FragmentGone
+from tests.conftest import T0
+
+
+def fragment(fid: str = "frag-1") -> Fragment:
+    return Fragment(id=fid, session_id="s1", messages=[Message(role=Role.USER, text="У меня аллергия на арахис")],
+                    received_at=T0)
+
+
+def new_fact_write(key: str = "peanut", fragment_id: str | None = "frag-1") -> FactWrite:
+    candidate = Candidate(section=Section.ALLERGIES, kind=AssertionKind.FACT, key=key, name_raw="арахис",
+                          name_normalized="арахис", status=FactStatus.PRESENT)
+    d = decide(candidate, None, SectionState(section=Section.ALLERGIES), [], [],
+               DecisionContext(now=T0, new_id=new_ulid, fragment_id=fragment_id, session_id="s1"))
+    return FactWrite(fact=d.fact.fact, event=d.fact.event, expected_version=None, new_key=True)
+
+
+def processing(repository, user="alice", fid="frag-1") -> Fragment:
+    f = fragment(fid)
+    assert repository.create_fragment(user, f, PendingMention(fragment_id=fid, sections=[Section.ALLERGIES],
+                                                              text="аллергия на арахис", received_at=T0))
+    return repository.transition_fragment(user, f, FragmentStatus.PROCESSING, [FragmentStatus.QUEUED])
+
+
+def test_fragment_is_created_once_and_shows_as_pending_until_finished(repository):
+    f = processing(repository)
+    assert not repository.create_fragment("alice", fragment(), None)  # a client retry
+    assert [p.fragment_id for p in repository.load_memory("alice").pending] == ["frag-1"]
+    repository.transition_fragment("alice", f, FragmentStatus.APPLIED, [FragmentStatus.PROCESSING])
+    assert repository.get_fragment("alice", "frag-1").status is FragmentStatus.APPLIED
+    assert repository.load_memory("alice").pending == []
+
+
+def test_new_fact_is_written_with_its_history_and_read_back(repository):
+    processing(repository)
+    write = new_fact_write()
+    repository.apply("alice", "frag-1", ChangeSet(facts=[write]), applied=[{"fact_id": write.fact.id,
+                     "section": "allergies", "event": "first_mention"}], fingerprint="fp1")
+    memory = repository.load_memory("alice")
+    assert [f.key for f in memory.facts] == ["peanut"]
+    assert [e.type.value for e in repository.get_history("alice", write.fact.id)] == ["first_mention"]
+    assert repository.get_fact("alice", write.fact.id).version == 1
+    assert repository.fragment_done("alice", "frag-1") == {"fp1"}
+    assert [a.fact_id for a in repository.get_fragment("alice", "frag-1").applied] == [write.fact.id]
+
+
+def test_a_second_fact_with_the_same_key_is_refused(repository):
+    processing(repository)
+    repository.apply("alice", "frag-1", ChangeSet(facts=[new_fact_write()]))
+    with pytest.raises(ConflictError):
+        repository.apply("alice", "frag-1", ChangeSet(facts=[new_fact_write()]))
+    assert len(repository.load_memory("alice").facts) == 1
+
+
+def test_stale_version_is_refused_and_nothing_is_half_written(repository):
+    processing(repository)
+    write = new_fact_write()
+    repository.apply("alice", "frag-1", ChangeSet(facts=[write]))
+    stale = write.fact.model_copy(update={"version": 2, "name_raw": "арахиса"})
+    event = write.event.model_copy(update={"id": new_ulid()})
+    with pytest.raises(ConflictError):
+        repository.apply("alice", "frag-1", ChangeSet(facts=[FactWrite(stale, event, expected_version=5)]))
+    assert len(repository.get_history("alice", write.fact.id)) == 1
+    assert repository.get_fact("alice", write.fact.id).name_raw == "арахис"
+
+
+def test_the_same_candidate_is_not_applied_twice_for_one_fragment(repository):
+    processing(repository)
+    repository.apply("alice", "frag-1", ChangeSet(facts=[new_fact_write("a")]), fingerprint="fp")
+    with pytest.raises(FragmentGone):
+        repository.apply("alice", "frag-1", ChangeSet(facts=[new_fact_write("b")]), fingerprint="fp")
+    assert [f.key for f in repository.load_memory("alice").facts] == ["a"]
+
+
+def test_writes_for_an_erased_fragment_are_refused(repository):
+    processing(repository)
+    repository.erase("alice")
+    with pytest.raises(FragmentGone):
+        repository.apply("alice", "frag-1", ChangeSet(facts=[new_fact_write()]))
+    assert repository.load_memory("alice").facts == []
+
+
+def test_users_never_see_each_other(repository):
+    processing(repository, "alice")
+    processing(repository, "bob")
+    repository.apply("alice", "frag-1", ChangeSet(facts=[new_fact_write()]))
+    assert repository.load_memory("bob").facts == []
+    fact_id = repository.load_memory("alice").facts[0].id
+    assert repository.get_fact("bob", fact_id) is None
+    assert repository.get_history("bob", fact_id) == []
+
+
+def test_erasure_removes_everything_of_one_user_and_nothing_of_another(repository):
+    processing(repository, "alice")
+    processing(repository, "bob")
+    repository.apply("alice", "frag-1", ChangeSet(facts=[new_fact_write()]))
+    repository.apply("bob", "frag-1", ChangeSet(facts=[new_fact_write()]))
+    repository.mark_active("alice", "2026-03-02")
+    assert repository.erase("alice") > 0
+    exported = repository.export("alice")
+    assert all(not v for v in exported.values())
+    assert len(repository.load_memory("bob").facts) == 1
+    assert repository.list_active_users("2026-03-02") == []
+
+
+def test_active_users_are_listed_by_day(repository):
+    repository.mark_active("alice", "2026-03-02")
+    repository.mark_active("bob", "2026-03-02")
+    repository.mark_active("carol", "2026-03-01")
+    assert sorted(repository.list_active_users("2026-03-02")) == ["alice", "bob"]
+
+
+def test_load_memory_can_skip_unwanted_sections(repository):
+    processing(repository)
+    repository.apply("alice", "frag-1", ChangeSet(facts=[new_fact_write()]))
+    assert repository.load_memory("alice", [Section.MEDICATIONS]).facts == []
+    assert len(repository.load_memory("alice", [Section.ALLERGIES]).facts) == 1
+
+
+def test_export_holds_facts_history_fragments_and_sections(repository):
+    processing(repository)
+    write = new_fact_write()
+    repository.apply("alice", "frag-1", ChangeSet(facts=[write]))
+    exported = repository.export("alice")
+    assert len(exported["facts"]) == 1 and len(exported["history"]) == 1
+    assert exported["fragments"][0]["messages"][0]["text"] == "У меня аллергия на арахис"
