@@ -60,9 +60,17 @@ class ChangeSet:
     sections: list[SectionWrite] = field(default_factory=list)
     clarifications: list[Clarification] = field(default_factory=list)
     resolved_clarifications: list[str] = field(default_factory=list)
+    # Copies of history events (a merge joins histories); written as they are, idempotently.
+    copied_history: list[HistoryEvent] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.facts or self.sections or self.clarifications or self.resolved_clarifications)
+        return bool(
+            self.facts
+            or self.sections
+            or self.clarifications
+            or self.resolved_clarifications
+            or self.copied_history
+        )
 
 
 class ConflictError(Exception):
@@ -74,10 +82,19 @@ class FragmentGone(Exception):
 
 
 class MemoryRepository(Protocol):
-    """All state of all users; every method is scoped by the caller's user id."""
+    """All state of all users; every method is scoped by the caller's user id.
+
+    Implementations: storage.dynamodb.DynamoRepository (AWS, moto) and
+    storage.memory.InMemoryRepository (tests, in-process benchmarks); the contract tests run both.
+    """
+
+    calls: int  # storage round trips, counted for tests and benchmarks
 
     # read path
-    def load_memory(self, user_id: str) -> UserMemory: ...
+    def load_memory(self, user_id: str, sections: Sequence[Section] | None = None) -> UserMemory:
+        """Everything under CTX# in ONE query; facts of other sections are skipped unparsed."""
+        ...
+
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None: ...
     def get_history(self, user_id: str, fact_id: str) -> list[HistoryEvent]: ...
 
@@ -88,25 +105,49 @@ class MemoryRepository(Protocol):
 
     def get_fragment(self, user_id: str, fragment_id: str) -> Fragment | None: ...
     def transition_fragment(
-        self, user_id: str, fragment: Fragment, to: FragmentStatus, expected: Sequence[FragmentStatus]
+        self,
+        user_id: str,
+        fragment: Fragment,
+        to: FragmentStatus,
+        expected: Sequence[FragmentStatus],
+        rejected: Sequence[dict] = (),
+        reason: str | None = None,
     ) -> Fragment:
         """Move the fragment's state conditionally; raises FragmentGone if not in ``expected``."""
         ...
 
+    def fragment_done(self, user_id: str, fragment_id: str) -> set[str]:
+        """Fingerprints of the candidates this fragment already applied."""
+        ...
+
     # write path
-    def apply(self, user_id: str, fragment_id: str | None, changes: ChangeSet) -> None:
+    def apply(
+        self,
+        user_id: str,
+        fragment_id: str | None,
+        changes: ChangeSet,
+        applied: Sequence[dict] = (),
+        fingerprint: str | None = None,
+    ) -> None:
         """Write a change set atomically; raises ConflictError on a failed version condition and
-        FragmentGone when the fragment is no longer processing."""
+        FragmentGone when the fragment is no longer processing (or already has the fingerprint)."""
         ...
 
     def mark_active(self, user_id: str, day: str) -> None: ...
+    def put_documented(self, user_id: str, fact: Fact) -> None: ...
 
     # episodes (the vectors live in the VectorIndex; these rows let erasure and export find them)
     def put_episode(self, user_id: str, episode: Episode) -> None: ...
+    def get_episode(self, user_id: str, episode_id: str) -> Episode | None: ...
+    def delete_episode(self, user_id: str, episode_id: str) -> None: ...
     def list_episodes(self, user_id: str) -> list[Episode]: ...
 
     # maintenance
     def list_active_users(self, day: str) -> list[str]: ...
+    def get_scheduler_day(self) -> str | None: ...
+    def put_scheduler_day(self, day: str) -> None: ...
+    def get_summary(self, user_id: str) -> dict | None: ...
+    def put_summary(self, user_id: str, summary: dict) -> None: ...
 
     # export and erasure
     def export(self, user_id: str) -> dict: ...

@@ -93,6 +93,13 @@ def vector_index() -> VectorIndex:
 
 
 @lru_cache(maxsize=1)
+def query_classifier():
+    from .read.classify import QueryClassifier
+
+    return QueryClassifier()
+
+
+@lru_cache(maxsize=1)
 def write_path():
     from .write.pipeline import WritePath
 
@@ -121,6 +128,14 @@ def reset() -> None:
         extractor,
         embedder,
         vector_index,
+        query_classifier,
         write_path,
     ):
         factory.cache_clear()
+
+
+def canonical_key(section, name: str) -> str:
+    """The key a name would get today (consolidation re-normalises old facts with it)."""
+    from .write.normalize import normalize_name
+
+    return normalize_name(section, name, None).key

@@ -193,6 +193,7 @@ class Episode(BaseModel):
     archived: bool = False
     retrieval_count: int = 0
     last_retrieved_at: datetime | None = None
+    vector_doc_id: str | None = Field(default=None, description="the vector store's own id")
 
 
 class UserMemory(BaseModel):

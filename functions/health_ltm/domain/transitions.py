@@ -319,9 +319,9 @@ def _attributes_after(existing: Fact, candidate: Candidate) -> dict[str, Any]:
 
 def _implausible_change(old: dict[str, Any], new: dict[str, Any]) -> str | None:
     for name, is_implausible in IMPLAUSIBLE_CHANGES.items():
-        if name in old and name in new and old[name] is not None and new[name] is not None:
-            if is_implausible(old[name], new[name]):
-                return name
+        known = old.get(name) is not None and new.get(name) is not None
+        if known and is_implausible(old[name], new[name]):
+            return name
     return None
 
 
@@ -366,3 +366,57 @@ def user_delete(existing: Fact, ctx: DecisionContext) -> FactDecision:
 
 def user_section_status(state: SectionState, target: SectionStatus, ctx: DecisionContext) -> SectionDecision:
     return _section_change(state, target, ctx)
+
+
+def policy_change(
+    existing: Fact, update: dict[str, Any], policy: str, policy_version: str, ctx: DecisionContext
+) -> FactDecision:
+    """A maintenance policy changes a fact; the event names the policy and its version."""
+    before = snapshot(existing)
+    updated = existing.model_copy(update={**update, "version": existing.version + 1})
+    event = _event(ctx, existing.id, EventType.POLICY, before, snapshot(updated))
+    event = event.model_copy(update={"policy": policy, "policy_version": policy_version})
+    return FactDecision(fact=updated, event=event, expected_version=existing.version)
+
+
+def merge(
+    survivor: Fact, duplicate: Fact, canonical_key: str, policy_version: str, ctx: DecisionContext
+) -> tuple[FactDecision, FactDecision]:
+    """Consolidation: the duplicate folds into the survivor; both record a merge event."""
+    survivor_before, duplicate_before = snapshot(survivor), snapshot(duplicate)
+    merged = survivor.model_copy(
+        update={
+            "key": canonical_key,
+            "first_mentioned_at": min(survivor.first_mentioned_at, duplicate.first_mentioned_at),
+            "last_confirmed_at": max(survivor.last_confirmed_at, duplicate.last_confirmed_at),
+            "mention_count": survivor.mention_count + duplicate.mention_count,
+            "session_ids": list(dict.fromkeys(duplicate.session_ids + survivor.session_ids))[-20:],
+            "source_fragment_ids": list(
+                dict.fromkeys(duplicate.source_fragment_ids + survivor.source_fragment_ids)
+            )[-20:],
+            "attributes": {**duplicate.attributes, **survivor.attributes},
+            "code": survivor.code or duplicate.code,
+            "version": survivor.version + 1,
+        }
+    )
+    retired = duplicate.model_copy(update={"stage": Stage.DEPRECATED, "version": duplicate.version + 1})
+    survivor_event = _event(ctx, survivor.id, EventType.MERGE, survivor_before, snapshot(merged))
+    survivor_event = survivor_event.model_copy(
+        update={
+            "policy": "consolidate_duplicates",
+            "policy_version": policy_version,
+            "after": {**snapshot(merged), "merged_from": duplicate.id},
+        }
+    )
+    duplicate_event = _event(ctx, duplicate.id, EventType.MERGE, duplicate_before, snapshot(retired))
+    duplicate_event = duplicate_event.model_copy(
+        update={
+            "policy": "consolidate_duplicates",
+            "policy_version": policy_version,
+            "after": {**snapshot(retired), "merged_into": survivor.id},
+        }
+    )
+    return (
+        FactDecision(fact=merged, event=survivor_event, expected_version=survivor.version),
+        FactDecision(fact=retired, event=duplicate_event, expected_version=duplicate.version),
+    )

@@ -19,6 +19,8 @@ from ..write.intake import submit_fragment
 from . import errors
 from .api_models import (
     ID_PATTERN,
+    ContextIn,
+    ContextOut,
     ErasureOut,
     FactOut,
     FactPatch,
@@ -38,6 +40,13 @@ app = APIGatewayRestResolver(
     cors=CORSConfig(allow_origin=get_settings().cors_origin, max_age=600, allow_headers=["If-Match"]),
 )
 errors.register(app)
+app.enable_swagger(
+    path="/v1/docs",
+    title="Health LTM",
+    version="1.0.0",
+    summary="Long-term memory of a personal health assistant",
+    description="Every route but health and docs needs a Cognito JWT (Authorization: Bearer ...).",
+)
 
 FactId = Annotated[str, Path(pattern=ID_PATTERN)]
 
@@ -89,6 +98,29 @@ def get_fragment(fragment_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> Fragm
     )
 
 
+# ------------------------------------------------------------------ read path
+@app.post("/v1/context", summary="Memory for this question, as labelled blocks and a prompt", tags=["read"])
+def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
+    errors.require_json(app)
+    from ..read.context import build_context
+
+    settings = get_settings()
+    classification = wiring.query_classifier().classify(
+        body.query, [m.text for m in body.recent_messages if m.role.value == "user"]
+    )
+    result = build_context(
+        wiring.repository(),
+        classification,
+        current_user_id(app),
+        body.query,
+        body.max_tokens,
+        embedder=wiring.embedder(),
+        vector_index=wiring.vector_index(),
+        episode_timeout_s=settings.episode_timeout_s,
+    )
+    return ContextOut.model_validate(result, from_attributes=True)
+
+
 # ------------------------------------------------------------------ profile
 @app.get("/v1/facts", summary="What is remembered", tags=["profile"])
 def list_facts(
@@ -111,7 +143,11 @@ def get_fact(fact_id: FactId) -> FactWithHistoryOut:
         **_fact_out(fact).model_dump(),
         history=[
             HistoryEventOut(
-                type=e.type.value, at=e.at, before=e.before, after=e.after, fragment_id=e.fragment_id,
+                type=e.type.value,
+                at=e.at,
+                before=e.before,
+                after=e.after,
+                fragment_id=e.fragment_id,
                 policy=e.policy,
             )
             for e in history
@@ -141,12 +177,16 @@ def patch_fact(
 
 @app.delete("/v1/facts/<fact_id>", summary="Forget a fact (kept in history until erasure)", tags=["profile"])
 def delete_fact(fact_id: FactId) -> Response[None]:
-    profile.delete_fact(wiring.repository(), wiring.clock(), wiring.id_factory(), current_user_id(app), fact_id)
+    profile.delete_fact(
+        wiring.repository(), wiring.clock(), wiring.id_factory(), current_user_id(app), fact_id
+    )
     return Response(status_code=204)
 
 
 @app.put("/v1/sections/<section>", summary="Set what is known about a whole section", tags=["profile"])
-def put_section(section: Annotated[Section, Path()], body: Annotated[SectionStatusIn, Body()]) -> SectionStatusOut:
+def put_section(
+    section: Annotated[Section, Path()], body: Annotated[SectionStatusIn, Body()]
+) -> SectionStatusOut:
     errors.require_json(app)
     state = profile.set_section_status(
         wiring.repository(),

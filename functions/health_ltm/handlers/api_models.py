@@ -116,3 +116,58 @@ class ErasureOut(BaseModel):
     erased_vectors: int
     remaining_items: int
     remaining_vectors: int
+
+
+class RecentMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role
+    text: str = Field(min_length=1, max_length=4000)
+
+
+class ContextIn(BaseModel):
+    """POST, so that the question never lands in a URL or an access log."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=4000)
+    recent_messages: list[RecentMessage] = Field(default_factory=list, max_length=10)
+    max_tokens: int = Field(default=400, ge=50, le=4000)
+    session_id: str | None = Field(default=None, pattern=ID_PATTERN)
+
+
+class FactBlock(BaseModel):
+    section: str
+    facts: list[dict[str, Any]]
+
+
+class Gap(BaseModel):
+    section: str
+    suggested_question: str
+
+
+class EpisodeOut(BaseModel):
+    text: str
+    at: str
+    score: float
+
+
+class TokensOut(BaseModel):
+    prompt: int
+    budget: int
+
+
+class ContextOut(BaseModel):
+    query_classes: list[str]
+    sections: list[str]
+    history_intent: bool
+    self_reported: list[FactBlock]
+    documented: list[FactBlock]
+    discrepancies: list[dict[str, Any]]
+    gaps: list[Gap]
+    clarifications: list[dict[str, Any]]
+    pending: list[dict[str, Any]]
+    episodes: list[EpisodeOut]
+    episodes_status: Literal["ok", "skipped", "unavailable"]
+    prompt: str
+    tokens: TokensOut

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.exceptions import ServiceError, UnauthorizedError
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError, UnauthorizedError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from ..observability import logger
@@ -19,10 +19,6 @@ class UnsupportedMediaType(Exception):
     pass
 
 
-class NotFoundError(Exception):
-    pass
-
-
 class ModelNotConfigured(Exception):
     pass
 
@@ -31,8 +27,9 @@ def problem(status: int, title: str, detail: str) -> Response:
     return Response(
         status_code=status,
         content_type="application/problem+json",
-        body=Problem(type=f"https://health-ltm.dev/errors/{status}", title=title, detail=detail, status=status)
-        .model_dump_json(),
+        body=Problem(
+            type=f"https://health-ltm.dev/errors/{status}", title=title, detail=detail, status=status
+        ).model_dump_json(),
     )
 
 
@@ -69,7 +66,7 @@ def register(app: APIGatewayRestResolver) -> None:
     @app.exception_handler(NotFound)
     @app.exception_handler(NotFoundError)
     def _not_found(exc: Exception) -> Response:
-        return problem(404, "Not found", "no such item")
+        return problem(404, "Not found", "no such route or item")
 
     @app.exception_handler(StaleVersion)
     def _stale(exc: StaleVersion) -> Response:

@@ -107,8 +107,12 @@ def build_context(
 
     history = classification.history_intent
     selected = set(sections)
-    self_reported = _blocks([f for f in memory.facts if f.section in selected and visible(f, history)], sections)
-    documented = _blocks([f for f in memory.documented if f.section in selected and visible(f, history)], sections)
+    self_reported = _blocks(
+        [f for f in memory.facts if f.section in selected and visible(f, history)], sections
+    )
+    documented = _blocks(
+        [f for f in memory.documented if f.section in selected and visible(f, history)], sections
+    )
     language = "ru" if _CYRILLIC.search(query) else "en"
     gaps = [
         {"section": s.value, "suggested_question": GAP_QUESTIONS[s][language]}
@@ -118,13 +122,23 @@ def build_context(
         and not any(f.section is s and not f.is_deleted for f in memory.facts)
     ]
     clarifications = [
-        {"id": c.id, "section": c.section.value, "reason": c.reason, "current": c.current, "proposed": c.proposed}
+        {
+            "id": c.id,
+            "section": c.section.value,
+            "reason": c.reason,
+            "current": c.current,
+            "proposed": c.proposed,
+        }
         for c in memory.clarifications
         if c.section in selected
     ]
     pending = [
-        {"fragment_id": p.fragment_id, "sections": [s.value for s in p.sections], "text": p.text,
-         "received_at": p.received_at.isoformat()}
+        {
+            "fragment_id": p.fragment_id,
+            "sections": [s.value for s in p.sections],
+            "text": p.text,
+            "received_at": p.received_at.isoformat(),
+        }
         for p in memory.pending
         if selected.intersection(p.sections)
     ]
@@ -137,7 +151,7 @@ def build_context(
             hits = future.result(timeout=episode_timeout_s)
             episodes = [{"text": h.text, "at": h.at.isoformat(), "score": round(h.score, 4)} for h in hits]
             episodes_status = "ok"
-        except Exception:  # noqa: BLE001 - a slow or failed vector store degrades, never fails
+        except Exception:
             future.cancel()
             episodes_status = "unavailable"
 
@@ -185,14 +199,28 @@ def _discrepancies(memory: UserMemory, selected: set[Section], history: bool) ->
         if doc.section not in selected or not visible(doc, history):
             continue
         own = next((f for f in memory.facts if f.section is doc.section and f.key == doc.key), None)
-        if own is not None and not own.is_deleted and (own.status is FactStatus.ABSENT) != (
-            doc.status is FactStatus.ABSENT
+        if (
+            own is not None
+            and not own.is_deleted
+            and (own.status is FactStatus.ABSENT) != (doc.status is FactStatus.ABSENT)
         ):
-            found.append({"section": doc.section.value, "self_reported": own.status.value,
-                          "documented": doc.status.value, "name": doc.name_normalized})
+            found.append(
+                {
+                    "section": doc.section.value,
+                    "self_reported": own.status.value,
+                    "documented": doc.status.value,
+                    "name": doc.name_normalized,
+                }
+            )
         elif own is None and memory.section_status(doc.section) is SectionStatus.CONFIRMED_ABSENT:
-            found.append({"section": doc.section.value, "self_reported": "confirmed_absent",
-                          "documented": doc.status.value, "name": doc.name_normalized})
+            found.append(
+                {
+                    "section": doc.section.value,
+                    "self_reported": "confirmed_absent",
+                    "documented": doc.status.value,
+                    "name": doc.name_normalized,
+                }
+            )
     return found
 
 
@@ -219,15 +247,32 @@ def render_prompt(
             priority = 1 if fact.section in SAFETY_SECTIONS else 3
             items.append((priority, f"doc:{fact.section.value}", fact_line(fact), fact.id))
     for p in pending:
-        items.append((0, "pending", f'- "{p["text"]}" (said {p["received_at"][:10]}, not yet processed)', None))
+        items.append(
+            (0, "pending", f'- "{p["text"]}" (said {p["received_at"][:10]}, not yet processed)', None)
+        )
     for d in discrepancies:
-        items.append((0, "discrepancy", f"- {d['section']}: {d['name']}: user says {d['self_reported']}, "
-                      f"documents say {d['documented']}", None))
+        items.append(
+            (
+                0,
+                "discrepancy",
+                f"- {d['section']}: {d['name']}: user says {d['self_reported']}, "
+                f"documents say {d['documented']}",
+                None,
+            )
+        )
     for c in clarifications:
-        items.append((1, "clarify", f"- {c['section']}: {c['reason']} (on record {c['current']}, "
-                      f"newly said {c['proposed']})", None))
+        items.append(
+            (
+                1,
+                "clarify",
+                f"- {c['section']}: {c['reason']} (on record {c['current']}, newly said {c['proposed']})",
+                None,
+            )
+        )
     for g in gaps:
-        items.append((1, "gaps", f"- {g['section']}: never discussed; you may ask: {g['suggested_question']}", None))
+        items.append(
+            (1, "gaps", f"- {g['section']}: never discussed; you may ask: {g['suggested_question']}", None)
+        )
     for e in episodes:
         items.append((4, "episodes", f"- ({e['at'][:10]}) {e['text'][:300]}", None))
     if not items:

@@ -73,5 +73,7 @@ def fact_line(fact: Fact) -> str:
         details.append(f"until {fact.valid_to}")
     status = _STATUS_WORDS.get(fact.status, fact.status.value)
     extra = f"; {', '.join(details)}" if details else ""
-    source = f" [{fact.source_type or 'document'} {fact.document_date or ''}]".rstrip() if fact.document_id else ""
+    source = (
+        f" [{fact.source_type or 'document'} {fact.document_date or ''}]".rstrip() if fact.document_id else ""
+    )
     return f"- {name} ({status}{extra}){source}"

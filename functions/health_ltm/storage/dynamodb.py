@@ -12,14 +12,12 @@ from functools import cached_property
 from typing import Any
 
 from ..domain.models import (
-    Clarification,
     Episode,
     Fact,
     Fragment,
     FragmentStatus,
     HistoryEvent,
     PendingMention,
-    SectionState,
     UserMemory,
 )
 from ..domain.sections import Section
@@ -233,7 +231,11 @@ class DynamoRepository:
             else:
                 condition = "version = :v"
                 values = {":v": _n(write.expected_version)}
-            put: dict[str, Any] = {"TableName": self.table_name, "Item": fact_item, "ConditionExpression": condition}
+            put: dict[str, Any] = {
+                "TableName": self.table_name,
+                "Item": fact_item,
+                "ConditionExpression": condition,
+            }
             if values:
                 put["ExpressionAttributeValues"] = values
             items.append({"Put": put})
@@ -305,6 +307,10 @@ class DynamoRepository:
                     }
                 }
             )
+        for copy in changes.copied_history:
+            history_put = self._history_put(pk, copy)
+            del history_put["Put"]["ConditionExpression"]  # same key, same content: a retry is harmless
+            items.append(history_put)
         if fragment_id is not None:
             items.append(self._fragment_guard(pk, fragment_id, applied, fingerprint))
         if not items:
@@ -385,6 +391,15 @@ class DynamoRepository:
             },
         )
 
+    def get_scheduler_day(self) -> str | None:
+        item = self._call(
+            "get_item", Key={"PK": _s("SCHEDULER"), "SK": _s("STATE")}, ConsistentRead=True
+        ).get("Item")
+        return item["day"]["S"] if item else None
+
+    def put_scheduler_day(self, day: str) -> None:
+        self._call("put_item", Item={"PK": _s("SCHEDULER"), "SK": _s("STATE"), "day": _s(day)})
+
     def list_active_users(self, day: str) -> list[str]:
         users: list[str] = []
         kwargs: dict[str, Any] = {
@@ -400,6 +415,35 @@ class DynamoRepository:
                 return users
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
+    def put_summary(self, user_id: str, summary: dict) -> None:
+        self._call(
+            "put_item",
+            Item={
+                "PK": _s(keys.user_pk(user_id)),
+                "SK": _s(keys.SUMMARY_SK),
+                "kind": _s("summary"),
+                "data": _s(json.dumps(summary, ensure_ascii=False)),
+            },
+        )
+
+    def get_summary(self, user_id: str) -> dict | None:
+        item = self._call("get_item", Key={"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.SUMMARY_SK)}).get(
+            "Item"
+        )
+        return json.loads(item["data"]["S"]) if item else None
+
+    def put_documented(self, user_id: str, fact: Fact) -> None:
+        self._call(
+            "put_item",
+            Item={
+                "PK": _s(keys.user_pk(user_id)),
+                "SK": _s(keys.documented_sk(fact.id)),
+                "kind": _s("documented"),
+                "section": _s(fact.section.value),
+                "data": _s(fact.model_dump_json()),
+            },
+        )
+
     # ---------------------------------------------------------------- episodes
     def put_episode(self, user_id: str, episode: Episode) -> None:
         self._call(
@@ -410,6 +454,17 @@ class DynamoRepository:
                 "kind": _s("episode"),
                 "data": _s(episode.model_dump_json()),
             },
+        )
+
+    def get_episode(self, user_id: str, episode_id: str) -> Episode | None:
+        item = self._call(
+            "get_item", Key={"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.episode_sk(episode_id))}
+        ).get("Item")
+        return Episode.model_validate_json(item["data"]["S"]) if item else None
+
+    def delete_episode(self, user_id: str, episode_id: str) -> None:
+        self._call(
+            "delete_item", Key={"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.episode_sk(episode_id))}
         )
 
     def list_episodes(self, user_id: str) -> list[Episode]:
@@ -445,7 +500,8 @@ class DynamoRepository:
                 break
             for start in range(0, len(items), 25):
                 batch = [
-                    {"DeleteRequest": {"Key": {"PK": i["PK"], "SK": i["SK"]}}} for i in items[start : start + 25]
+                    {"DeleteRequest": {"Key": {"PK": i["PK"], "SK": i["SK"]}}}
+                    for i in items[start : start + 25]
                 ]
                 request = {self.table_name: batch}
                 for _attempt in range(8):

@@ -167,11 +167,15 @@ class InMemoryRepository:
                     rows.pop(keys.key_guard_sk(write.release_key[0].value, write.release_key[1]), None)
             for section_write in changes.sections:
                 rows[keys.section_sk(section_write.state.section.value)] = section_write.state.model_copy()
-                rows[keys.history_sk(section_write.event.fact_id, section_write.event.id)] = section_write.event
+                rows[keys.history_sk(section_write.event.fact_id, section_write.event.id)] = (
+                    section_write.event
+                )
             for clarification in changes.clarifications:
                 rows[keys.clarification_sk(clarification.id)] = clarification
             for clarification_id in changes.resolved_clarifications:
                 rows.pop(keys.clarification_sk(clarification_id), None)
+            for copied in changes.copied_history:
+                rows[keys.history_sk(copied.fact_id, copied.id)] = copied
             if fragment_id is not None:
                 row = rows[keys.fragment_sk(fragment_id)]
                 row["fragment"].applied.extend(AppliedEvent.model_validate(a) for a in applied)
@@ -182,6 +186,12 @@ class InMemoryRepository:
         self.calls += 1
         with self._lock:
             self._user(user_id)[keys.active_sk(day)] = {"day": day}
+
+    def get_scheduler_day(self) -> str | None:
+        return getattr(self, "_scheduler_day", None)
+
+    def put_scheduler_day(self, day: str) -> None:
+        self._scheduler_day = day
 
     def list_active_users(self, day: str) -> list[str]:
         self.calls += 1
@@ -194,6 +204,17 @@ class InMemoryRepository:
         with self._lock:
             self._user(user_id)[keys.episode_sk(episode.id)] = episode.model_copy()
 
+    def get_episode(self, user_id: str, episode_id: str) -> Episode | None:
+        self.calls += 1
+        with self._lock:
+            episode = self._users.get(user_id, {}).get(keys.episode_sk(episode_id))
+            return episode.model_copy() if episode else None
+
+    def delete_episode(self, user_id: str, episode_id: str) -> None:
+        self.calls += 1
+        with self._lock:
+            self._users.get(user_id, {}).pop(keys.episode_sk(episode_id), None)
+
     def list_episodes(self, user_id: str) -> list[Episode]:
         self.calls += 1
         with self._lock:
@@ -204,18 +225,35 @@ class InMemoryRepository:
         with self._lock:
             self._user(user_id)[keys.documented_sk(fact.id)] = fact
 
-    def put_summary(self, user_id: str, text: str) -> None:
+    def put_summary(self, user_id: str, summary: dict) -> None:
+        self.calls += 1
         with self._lock:
-            self._user(user_id)[keys.SUMMARY_SK] = {"text": text}
+            self._user(user_id)[keys.SUMMARY_SK] = dict(summary)
+
+    def get_summary(self, user_id: str) -> dict | None:
+        self.calls += 1
+        with self._lock:
+            value = self._users.get(user_id, {}).get(keys.SUMMARY_SK)
+            return dict(value) if value else None
 
     # ---------------------------------------------------------------- export and erasure
     def export(self, user_id: str) -> dict:
         self.calls += 1
         with self._lock:
             rows = copy.deepcopy(self._users.get(user_id, {}))
-        out: dict[str, Any] = {k: [] for k in (
-            "facts", "documented", "history", "sections", "clarifications", "pending", "fragments", "episodes"
-        )}
+        out: dict[str, Any] = {
+            k: []
+            for k in (
+                "facts",
+                "documented",
+                "history",
+                "sections",
+                "clarifications",
+                "pending",
+                "fragments",
+                "episodes",
+            )
+        }
         out["summary"] = None
         for sk, value in sorted(rows.items()):
             if sk.startswith("CTX#F#"):

@@ -83,7 +83,11 @@ class WritePath:
             reasons = sorted({d.reason for d in filtered.dropped}) or ["empty"]
             rejected = [{"section": None, "reason": f"quality_filter:{r}"} for r in reasons]
             repo.transition_fragment(
-                user_id, fragment, FragmentStatus.REJECTED, [FragmentStatus.PROCESSING], rejected=rejected,
+                user_id,
+                fragment,
+                FragmentStatus.REJECTED,
+                [FragmentStatus.PROCESSING],
+                rejected=rejected,
                 reason="quality_filter",
             )
             metrics.add_metric(name="FragmentRejected", unit=MetricUnit.Count, value=1)
@@ -106,19 +110,28 @@ class WritePath:
         if rejected:
             metrics.add_metric(name="EventRejected", unit=MetricUnit.Count, value=len(rejected))
 
-        applied = self._apply_all(user_id, fragment, candidates, rejected)
+        applied, due_days = self._apply_all(user_id, fragment, candidates)
         self._store_episode(user_id, fragment, kept, sections)
         final = FragmentStatus.APPLIED
-        repo.transition_fragment(user_id, fragment, final, [FragmentStatus.PROCESSING], rejected=rejected)
+        try:
+            repo.transition_fragment(user_id, fragment, final, [FragmentStatus.PROCESSING], rejected=rejected)
+        except FragmentGone:
+            if repo.get_fragment(user_id, fragment.id) is None:
+                self._compensate_erasure(user_id, fragment.id)
+                return Outcome(FragmentStatus.FAILED)
+            raise
         repo.mark_active(user_id, self.clock.now().date().isoformat())
+        for day in sorted(due_days):
+            repo.mark_active(user_id, day)  # e.g. a course's end date: maintenance stops it then
         metrics.add_metric(name="EventApplied", unit=MetricUnit.Count, value=len(applied))
         return Outcome(final, applied, rejected)
 
     # ------------------------------------------------------------------ decisions
     def _apply_all(
-        self, user_id: str, fragment: Fragment, candidates: list[Candidate], rejected: list[dict]
-    ) -> list[AppliedEvent]:
+        self, user_id: str, fragment: Fragment, candidates: list[Candidate]
+    ) -> tuple[list[AppliedEvent], set[str]]:
         repo = self.repository
+        due_days: set[str] = set()
         done = repo.fragment_done(user_id, fragment.id)
         memory = repo.load_memory(user_id)
         applied: list[AppliedEvent] = []
@@ -129,6 +142,8 @@ class WritePath:
             for attempt in range(MAX_DECISION_ATTEMPTS):
                 decision = self._decide(candidate, memory, fragment)
                 changes, event = _to_changes(decision)
+                if not changes:
+                    break  # nothing to write (e.g. a repeat inside this fragment)
                 try:
                     repo.apply(
                         user_id,
@@ -149,10 +164,12 @@ class WritePath:
                         raise
                     break  # another delivery applied this very candidate meanwhile
                 _remember(memory, decision)
+                if decision.fact and decision.fact.fact.attributes.get("course_end"):
+                    due_days.add(str(decision.fact.fact.attributes["course_end"])[:10])
                 if event:
                     applied.append(event)
                 break
-        return applied
+        return applied, due_days
 
     def _decide(self, candidate: Candidate, memory: UserMemory, fragment: Fragment) -> Decision:
         existing = next(
@@ -194,8 +211,12 @@ class WritePath:
         text = " ".join(m.text for m in kept if m.role is Role.USER).strip()
         if not text:
             return
+        # One episode per fragment, keyed by the fragment: a redelivery finds it and indexes nothing.
+        existing = self.repository.get_episode(user_id, fragment.id)
+        if existing is not None and existing.vector_doc_id:
+            return
         episode = Episode(
-            id=self.new_id(),
+            id=fragment.id,
             session_id=fragment.session_id,
             fragment_id=fragment.id,
             text=text[:4000],
@@ -205,7 +226,16 @@ class WritePath:
         # The row first, so that erasure finds the vector even if we die right after indexing.
         self.repository.put_episode(user_id, episode)
         vector = self.embedder.embed([episode.text])[0]
-        self.vector_index.index(user_id, episode, vector)
+        doc_id = self.vector_index.index(user_id, episode, vector)
+        self.repository.put_episode(user_id, episode.model_copy(update={"vector_doc_id": doc_id}))
+
+    def _compensate_erasure(self, user_id: str, episode_id: str) -> None:
+        """The user was erased while we worked: take back what we wrote outside the fragment's
+        transactional guard (the episode row and its vector)."""
+        self.repository.delete_episode(user_id, episode_id)
+        if self.vector_index is not None:
+            self.vector_index.delete_user(user_id)
+        metrics.add_metric(name="ErasureRaceCompensated", unit=MetricUnit.Count, value=1)
 
 
 def _to_changes(decision: Decision) -> tuple[ChangeSet, AppliedEvent | None]:
@@ -225,7 +255,9 @@ def _to_changes(decision: Decision) -> tuple[ChangeSet, AppliedEvent | None]:
         event = AppliedEvent(fact_id=fd.fact.id, section=fd.fact.section, event=fd.event.type)
     if decision.section:
         sd = decision.section
-        changes.sections.append(SectionWrite(state=sd.state, event=sd.event, expected_version=sd.expected_version))
+        changes.sections.append(
+            SectionWrite(state=sd.state, event=sd.event, expected_version=sd.expected_version)
+        )
         if event is None:
             event = AppliedEvent(fact_id=sd.event.fact_id, section=sd.state.section, event=sd.event.type)
     if decision.clarification:

@@ -40,9 +40,7 @@ def user_text(messages: Sequence[Message]) -> str:
     return " ".join(fold(m.text) for m in messages if m.role is Role.USER)
 
 
-def validate(
-    assertion: Assertion, user_words: str
-) -> tuple[list[Candidate], Rejection | None]:
+def validate(assertion: Assertion, user_words: str) -> tuple[list[Candidate], Rejection | None]:
     """Turn one assertion into candidates, or say why it is rejected."""
     section = assertion.section
     evidence = fold(assertion.evidence)

@@ -1,0 +1,287 @@
+"""Query classifier of the read path: question -> query classes -> the sections they need.
+
+Local and fast, no network, no LLM (seed 000: "query type -> set of sections -> facts with the
+right statuses"). Steps, all driven by the reviewed data file ``data/query_classes.json``:
+
+1. lexicon: stems, phrases and CJK substrings select classes; weak terms count half, or fully
+   next to a class they are "boosted_by" ("мама" + a disease is family history);
+2. embedding nearest-exemplar (cosine over a local embedder's sparse vectors, ~0.1 ms) decides
+   when the lexicon is silent, confirms classes only weak terms pointed at, and adds a class
+   the lexicon missed only at a high similarity;
+3. a short or anaphoric follow-up ("а можно его с алкоголем?") also takes the classes the
+   lexicon finds in the last few messages, the older the lighter;
+4. the sections are the union of the classes' sections in canonical order; a question that
+   still has no class gets the safety sections (``fallback``), smalltalk gets none.
+
+History intent ("раньше", "used to", "以前") is detected separately: it tells the status rules
+to return stopped and resolved facts too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..adapters.local_embedder import HashingEmbedder
+from ..domain.sections import Section
+from ..ports import Embedder
+from .lexicon import Lexicon, words
+
+DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "query_classes.json"
+SMALLTALK = "smalltalk"
+_HISTORY = "@history"
+_FOLLOW_UP = "@follow_up"
+_MAX_QUERY_CHARS = 4000  # a question longer than a message limit says nothing more about its class
+
+
+class _Languages(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ru: tuple[str, ...] = ()
+    en: tuple[str, ...] = ()
+    zh: tuple[str, ...] = ()
+
+    def all(self) -> tuple[str, ...]:
+        return self.ru + self.en + self.zh
+
+
+class QueryClassSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str
+    sections: tuple[Section, ...]
+    needs_episodes: bool
+    terms: _Languages
+    weak_terms: _Languages = _Languages()
+    # A weak term counts as a full hit when one of these classes is selected too
+    # ("mother" + a disease is family history; "pills" + a symptom is an advice question).
+    boosted_by: tuple[str, ...] = ()
+    exemplars: _Languages
+
+    @model_validator(mode="after")
+    def _has_exemplars(self) -> QueryClassSpec:
+        if len(self.exemplars.all()) < 5:
+            raise ValueError("a query class needs at least 5 exemplars")
+        return self
+
+
+class EmbeddingRules(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    threshold: float = Field(gt=0, lt=1)  # nearest exemplar at least this close selects its class
+    margin: float = Field(ge=0, lt=1)  # other classes this close to the best one are taken too
+    confirm: float = Field(gt=0, lt=1)  # a weak-term class is confirmed at this similarity
+    add: float = Field(gt=0, lt=1)  # a class the lexicon missed is added at this similarity
+
+
+class RecentRules(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    weights: tuple[float, ...]  # most recent message first
+    min_score: float
+    follow_up_max_words: int
+
+
+class FallbackRules(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    why: str = Field(default="", alias="_why")
+    sections: tuple[Section, ...]
+    needs_episodes: bool
+
+
+class QueryClassesData(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str
+    doc: tuple[str, ...] = Field(default=(), alias="_doc")
+    embedding: EmbeddingRules
+    recent: RecentRules
+    fallback: FallbackRules
+    history_markers: _Languages
+    follow_up_markers: _Languages
+    classes: dict[str, QueryClassSpec]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> QueryClassesData:
+        if SMALLTALK not in self.classes:
+            raise ValueError(f"the {SMALLTALK!r} class is required")
+        for name, spec in self.classes.items():
+            if name.startswith("@") or not set(spec.boosted_by) <= set(self.classes):
+                raise ValueError(f"bad class name or boosted_by in {name!r}")
+        return self
+
+
+@lru_cache(maxsize=4)
+def load_query_classes(path: Path = DATA_PATH) -> QueryClassesData:
+    return QueryClassesData.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+@dataclass(frozen=True, slots=True)
+class QueryClassification:
+    classes: list[str]  # in the data file's order
+    sections: list[Section]  # union of the classes' sections, in Section's declaration order
+    history_intent: bool  # "what did I take before": stopped/resolved facts are relevant too
+    needs_episodes: bool
+    method: str  # how it was decided: lexicon, embedding, recent, fallback, joined with "+"
+    data_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class _ExemplarIndex:
+    """Exemplar vectors as postings (dimension -> [(exemplar, value)]): queries are sparse."""
+
+    postings: dict[int, list[tuple[int, float]]]
+    owner: list[str]  # exemplar index -> class name
+
+
+class QueryClassifier:
+    """Classifies a question; deterministic for a given data file and embedder.
+
+    The embedder must be local (no network on the read path); the default is HashingEmbedder.
+    """
+
+    def __init__(self, data: QueryClassesData | None = None, embedder: Embedder | None = None) -> None:
+        self.data = data or load_query_classes()
+        self._embedder = embedder or HashingEmbedder()
+        self._lexicon = Lexicon(self._lexicon_entries())
+        self._order = {name: i for i, name in enumerate(self.data.classes)}
+
+    def warm_up(self) -> None:
+        """Embed the exemplars now rather than on the first question that needs them."""
+        _ = self._exemplars
+
+    def classify(self, query: str, recent_messages: Sequence[str] = ()) -> QueryClassification:
+        query = query[:_MAX_QUERY_CHARS]
+        hits = self._lexicon.match(query)
+        history = hits.pop(_HISTORY, 0.0) > 0
+        follow_marker = hits.pop(_FOLLOW_UP, 0.0) > 0
+        chosen = {name for name, score in hits.items() if score >= 1.0}
+        chosen |= {name for name in set(hits) - chosen if set(self.data.classes[name].boosted_by) & chosen}
+        weak = set(hits) - chosen
+        methods = ["lexicon"] if chosen else []
+
+        by_embedding = self._by_embedding(query, chosen, weak)
+        if by_embedding - chosen:
+            methods.append("embedding")
+            chosen |= by_embedding
+        smalltalk_only = chosen == {SMALLTALK}
+        # "ок" or "спасибо" close a topic; "ок, а его?" or a bare "нет" continue one.
+        follow_up = follow_marker or (
+            not smalltalk_only and (not chosen or len(words(query)) <= self.data.recent.follow_up_max_words)
+        )
+        if follow_up and recent_messages:
+            recent, recent_history = self._from_recent(recent_messages)
+            if recent - chosen:
+                methods.append("recent")
+                chosen |= recent
+            history = history or recent_history
+        if chosen - {SMALLTALK}:
+            chosen.discard(SMALLTALK)  # "Привет! У меня болит голова" is a symptom question
+
+        specs = [self.data.classes[name] for name in chosen]
+        wanted = {section for spec in specs for section in spec.sections}
+        needs_episodes = any(spec.needs_episodes for spec in specs)
+        if not chosen:
+            methods.append("fallback")
+            wanted = set(self.data.fallback.sections)
+            needs_episodes = self.data.fallback.needs_episodes
+        return QueryClassification(
+            classes=sorted(chosen, key=self._order.__getitem__),
+            sections=[section for section in Section if section in wanted],
+            history_intent=history,
+            needs_episodes=needs_episodes,
+            method="+".join(methods),
+            data_version=self.data.version,
+        )
+
+    def similarities(self, text: str) -> dict[str, float]:
+        """Cosine of the text to the nearest exemplar of each class."""
+        query = self._sparse(text)
+        index = self._exemplars
+        scores = [0.0] * len(index.owner)
+        for dim, value in query.items():
+            for exemplar, exemplar_value in index.postings.get(dim, ()):
+                scores[exemplar] += value * exemplar_value
+        best: dict[str, float] = dict.fromkeys(self.data.classes, 0.0)
+        for exemplar, score in enumerate(scores):
+            name = index.owner[exemplar]
+            if score > best[name]:
+                best[name] = score
+        return best
+
+    def _by_embedding(self, query: str, chosen: set[str], weak: set[str]) -> set[str]:
+        """Classes whose nearest exemplar is (near) the closest one and close enough.
+
+        The bar depends on what the lexicon said: silent -> ``threshold`` decides; a weak term
+        -> ``confirm``; a class it missed although it found others -> the higher ``add``.
+        """
+        sims = self.similarities(query)
+        rules = self.data.embedding
+        top = max(sims.values())
+        out = set()
+        for name, sim in sims.items():
+            if sim < top - rules.margin:
+                continue
+            if name in weak:
+                bar = rules.confirm
+            elif not chosen:
+                bar = rules.threshold
+            else:
+                bar = rules.add
+            if sim >= bar:
+                out.add(name)
+        return out
+
+    def _from_recent(self, messages: Sequence[str]) -> tuple[set[str], bool]:
+        """Classes the last few messages point at, each weighing less the older it is."""
+        rules = self.data.recent
+        scores: dict[str, float] = defaultdict(float)
+        history = False
+        latest = list(messages)[-len(rules.weights) :][::-1]
+        for age, (weight, message) in enumerate(zip(rules.weights, latest, strict=False)):
+            hits = self._lexicon.match(message[:_MAX_QUERY_CHARS])
+            history = history or (age == 0 and hits.get(_HISTORY, 0.0) > 0)
+            for name, score in hits.items():
+                if not name.startswith("@") and name != SMALLTALK:
+                    scores[name] += weight * min(score, 1.0)
+        return {name for name, score in scores.items() if score >= rules.min_score}, history
+
+    @cached_property
+    def _exemplars(self) -> _ExemplarIndex:
+        postings: dict[int, list[tuple[int, float]]] = defaultdict(list)
+        owner: list[str] = []
+        for name, spec in self.data.classes.items():
+            for text in spec.exemplars.all():
+                for dim, value in self._sparse(text).items():
+                    postings[dim].append((len(owner), value))
+                owner.append(name)
+        return _ExemplarIndex(dict(postings), owner)
+
+    def _sparse(self, text: str) -> dict[int, float]:
+        embed_sparse = getattr(self._embedder, "embed_sparse", None)
+        if embed_sparse is not None:
+            return embed_sparse(text)
+        dense = self._embedder.embed([text])[0]
+        norm = sum(value * value for value in dense) ** 0.5 or 1.0
+        return {dim: value / norm for dim, value in enumerate(dense) if value}
+
+    def _lexicon_entries(self) -> list[tuple[str, str, float]]:
+        entries = [(term, _HISTORY, 1.0) for term in self.data.history_markers.all()]
+        entries += [(term, _FOLLOW_UP, 1.0) for term in self.data.follow_up_markers.all()]
+        for name, spec in self.data.classes.items():
+            entries += [(term, name, 1.0) for term in spec.terms.all()]
+            entries += [(term, name, 0.5) for term in spec.weak_terms.all()]
+        return entries
+
+
+@lru_cache(maxsize=1)
+def get_classifier() -> QueryClassifier:
+    """The process-wide classifier (built on first use, not at import)."""
+    return QueryClassifier()

@@ -1,0 +1,1 @@
+"""Write path: quality filter, normalisation, offline rules, critical-mention detection."""

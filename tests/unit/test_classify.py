@@ -1,0 +1,363 @@
+"""Query classifier: question -> classes -> sections, history intent, follow-ups (read path)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from health_ltm.domain.sections import CRITICAL_SECTIONS, Section
+from health_ltm.read.classify import (
+    SMALLTALK,
+    QueryClassifier,
+    get_classifier,
+    load_query_classes,
+)
+from health_ltm.read.lexicon import Lexicon
+
+M, SY, RD, CC = Section.MEDICATIONS, Section.SYMPTOMS, Section.REPORTED_DIAGNOSES, Section.CHRONIC_CONDITIONS
+DE, LI, AL, SU = Section.DEMOGRAPHICS, Section.LIFESTYLE, Section.ALLERGIES, Section.SURGERIES
+IN, VA, FH = Section.INJURIES, Section.VACCINATIONS, Section.FAMILY_HISTORY
+ALL = set(Section)
+
+
+@pytest.fixture(scope="module")
+def classifier() -> QueryClassifier:
+    return get_classifier()
+
+
+def sections_of(classifier: QueryClassifier, query: str, recent: tuple[str, ...] = ()) -> set[Section]:
+    return set(classifier.classify(query, recent).sections)
+
+
+# --- the examples that must hold exactly ------------------------------------------------------
+
+
+def test_painkiller_for_a_headache_takes_medications_allergies_conditions_and_symptoms(classifier):
+    result = classifier.classify("Можно ли мне ибупрофен от головной боли?")
+    assert result.sections == [M, SY, CC, AL]
+    assert result.history_intent is False
+
+
+def test_what_to_cook_takes_lifestyle_allergies_and_conditions(classifier):
+    result = classifier.classify("Что мне приготовить на ужин?")
+    assert result.sections == [CC, LI, AL]
+
+
+def test_which_drugs_i_took_before_takes_only_medications_with_history(classifier):
+    result = classifier.classify("Какие лекарства я принимал раньше?")
+    assert result.sections == [M]
+    assert result.history_intent is True
+
+
+def test_greeting_takes_no_section(classifier):
+    result = classifier.classify("Привет, как дела?")
+    assert result.sections == []
+    assert result.classes == [SMALLTALK]
+    assert result.needs_episodes is False
+
+
+# --- labelled questions: required sections present, clearly irrelevant ones absent ------------
+
+LABELLED: list[tuple[str, set[Section], set[Section]]] = [
+    # Russian
+    ("Можно ли мне нурофен при простуде?", {M, AL, CC, SY}, {VA, FH, SU}),
+    ("Что можно выпить от тошноты?", {M, AL, SY}, {VA, FH}),
+    ("Можно ли совмещать аспирин с алкоголем?", {M, AL, LI}, {VA}),
+    ("Какая дозировка парацетамола мне подойдет?", {M, AL, CC}, {VA, FH}),
+    ("Какие таблетки я пью сейчас?", {M}, {FH, VA, SU, IN}),
+    ("У меня болит живот уже второй день", {SY}, {VA, FH}),
+    ("Третий день температура 38, что делать?", {SY}, {VA, FH}),
+    ("Кружится голова, когда встаю", {SY}, {VA, FH}),
+    ("Что мне можно есть при гастрите?", {LI, AL, CC, RD}, {VA}),
+    ("Посоветуй рецепт ужина без глютена", {LI, AL}, {VA, SU, IN}),
+    ("Сколько калорий мне нужно в день?", {LI}, {VA}),
+    ("У меня есть аллергия на что-нибудь?", {AL}, {VA, SU, FH, IN}),
+    ("Можно ли мне креветки, если у меня аллергия на рыбу?", {AL, LI}, {VA}),
+    ("Можно ли мне бегать с больным коленом?", {LI, IN, CC, SY}, {VA}),
+    ("Какие упражнения мне подойдут после операции на колене?", {LI, SU, IN}, {VA}),
+    ("Я плохо сплю уже неделю", {SY, LI}, {VA, FH}),
+    ("Как справиться с тревогой перед экзаменом?", {SY}, {VA, FH}),
+    ("Нужна ли мне прививка от гриппа в этом году?", {VA}, {FH, IN}),
+    ("Когда я последний раз делал прививку от столбняка?", {VA}, {FH, IN}),
+    ("Были ли у меня какие-нибудь операции?", {SU}, {VA, FH}),
+    ("Как подготовиться к операции под наркозом?", {SU, AL, M}, {VA}),
+    ("Я сломал руку в детстве, это может влиять сейчас?", {IN}, {VA}),
+    ("У мамы был инсульт, какой у меня риск?", {FH, CC}, {VA}),
+    ("Передается ли гипертония по наследству?", {FH, CC}, {VA}),
+    ("Можно ли мне ибупрофен при беременности?", {M, AL, DE}, {VA}),
+    ("Какие анализы сдать после сорока?", {DE, CC, FH}, {VA}),
+    ("Сколько мне лет?", {DE}, {M, AL, SY, VA}),
+    ("Что ты вообще знаешь обо мне?", ALL, set()),
+    ("Как бросить курить без набора веса?", {LI}, {VA}),
+    ("Сколько кофе мне можно в день?", {LI}, {VA}),
+    ("У меня диабет, какие фрукты мне можно?", {CC, LI, AL}, {VA}),
+    ("Какие лекарства я принимаю от давления?", {M, CC}, {VA}),
+    ("Болит горло и заложен нос, чем лечить?", {SY, M, AL}, {VA}),
+    ("Можно ли мне в сауну с высоким давлением?", {CC}, {VA}),
+    ("Меня тошнит после антибиотиков", {SY, M, AL}, {VA}),
+    ("Что приготовить на завтрак, если я на диете и пью метформин?", {LI, AL, M, CC}, {VA}),
+    ("Хочу сбросить 5 кг к лету", {LI, DE}, {VA}),
+    ("Чем бы перекусить вечером?", {LI}, {VA}),
+    ("Что ты помнишь о моем здоровье?", ALL, set()),
+    ("Мне грустно и ничего не хочется", {SY}, {VA}),
+    # English
+    ("Can I take ibuprofen for my headache?", {M, AL, CC, SY}, {VA, FH, SU}),
+    ("What should I take for a runny nose?", {M, SY}, {VA}),
+    ("Does metformin interact with alcohol?", {M, LI}, {VA}),
+    ("Which medicines am I currently taking?", {M}, {FH, VA, IN}),
+    ("What did I take for my migraines in the past?", {M}, {VA}),
+    ("I've had a fever since yesterday", {SY}, {VA, FH}),
+    ("My back hurts when I sit", {SY}, {VA, FH}),
+    ("What should I cook for dinner tonight?", {LI, AL, CC}, {VA, IN, SU, FH}),
+    ("Is a vegan diet ok for me?", {LI, AL}, {VA}),
+    ("Am I allergic to anything?", {AL}, {VA, SU}),
+    ("Can I go jogging with my asthma?", {LI, CC}, {VA}),
+    ("How can I sleep better?", {LI, SY}, {VA}),
+    ("I feel anxious all the time", {SY}, {VA}),
+    ("Do I need a tetanus booster?", {VA}, {FH}),
+    ("Have I ever had an operation?", {SU}, {VA, FH}),
+    ("I sprained my ankle, what now?", {IN}, {VA}),
+    ("My mother had breast cancer, should I get screened?", {FH, CC}, {VA}),
+    ("Is this medicine safe while breastfeeding?", {M, DE}, {VA}),
+    ("What is my age?", {DE}, {M, AL}),
+    ("Tell me everything you know about me", ALL, set()),
+    ("How do I quit smoking?", {LI}, {VA}),
+    ("Which screenings should I get at 50?", {DE, FH}, {VA}),
+    ("Can I eat peanuts with my allergy, and what should I take if I react?", {LI, AL, M}, {VA}),
+    ("What am I on right now for my blood pressure?", {M, CC}, {VA}),
+    ("Give me an idea for a healthy lunch", {LI, AL}, {VA}),
+    ("My dad has diabetes, what about me?", {FH, CC}, {VA, SU}),
+    # Chinese
+    ("我能吃阿司匹林吗？", {M, AL}, {VA}),
+    ("我头疼怎么办？", {SY}, {VA}),
+    ("今天晚餐做什么菜？", {LI, AL}, {VA}),
+    ("我有没有药物过敏？", {AL}, {VA}),
+    ("我以前吃过什么药？", {M}, {VA}),
+    ("我该打新冠疫苗吗？", {VA}, {FH}),
+    ("我爸爸有高血压，我需要注意什么？", {FH, CC}, {VA}),
+]
+
+SMALLTALK_QUESTIONS = [
+    "Спасибо за совет!",
+    "Доброе утро",
+    "Thanks, bye!",
+    "Hello!",
+    "你好",
+    "今天天气怎么样？",
+]
+
+
+def test_the_labelled_set_is_large_and_not_copied_from_the_exemplars():
+    exemplars = {e for spec in load_query_classes().classes.values() for e in spec.exemplars.all()}
+    assert len(LABELLED) + len(SMALLTALK_QUESTIONS) >= 60
+    assert not {q for q, _, _ in LABELLED} & exemplars
+
+
+@pytest.mark.parametrize(("query", "required", "irrelevant"), LABELLED, ids=[q for q, _, _ in LABELLED])
+def test_labelled_question_gets_the_sections_it_needs_and_not_irrelevant_ones(
+    classifier, query, required, irrelevant
+):
+    got = sections_of(classifier, query)
+    assert required <= got, f"missing {required - got}"
+    assert not irrelevant & got, f"irrelevant {irrelevant & got}"
+
+
+@pytest.mark.parametrize("query", SMALLTALK_QUESTIONS)
+def test_smalltalk_takes_no_section(classifier, query):
+    result = classifier.classify(query)
+    assert result.sections == []
+    assert result.needs_episodes is False
+
+
+def test_a_multi_topic_question_gets_the_union_without_duplicates(classifier):
+    result = classifier.classify("Болит колено после бега, можно ли мне диклофенак и что есть на ужин?")
+    assert {"symptom_question", "medication_question", "nutrition_diet", "exercise_activity"} <= set(
+        result.classes
+    )
+    assert len(result.sections) == len(set(result.sections))
+    assert result.sections == [s for s in Section if s in result.sections]  # canonical order
+
+
+def test_greeting_with_a_health_question_drops_smalltalk(classifier):
+    result = classifier.classify("Привет! У меня болит голова")
+    assert SMALLTALK not in result.classes
+    assert SY in result.sections
+
+
+# --- history intent ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Какие прививки я делал раньше?",
+        "Что я принимал до этого?",
+        "Я когда-то принимал статины?",
+        "Чем я болел в детстве?",
+        "Какое давление у меня было в прошлом году?",
+        "What did I take for pain before?",
+        "I used to smoke, does it matter now?",
+        "Have I ever had surgery?",
+        "Which drugs was I previously prescribed?",
+        "What did I take in the past for allergies?",
+        "我以前吃过什么药？",
+    ],
+)
+def test_history_intent_is_detected(classifier, query):
+    assert classifier.classify(query).history_intent is True
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Что мне принять от головной боли?",
+        "Какие лекарства я принимаю сейчас?",
+        "Can I take aspirin?",
+        "What do I take every morning?",
+        "我现在吃什么药？",
+    ],
+)
+def test_present_tense_questions_have_no_history_intent(classifier, query):
+    assert classifier.classify(query).history_intent is False
+
+
+# --- follow-ups and recent messages -----------------------------------------------------------
+
+
+def test_anaphoric_follow_up_takes_the_previous_topic_too(classifier):
+    result = classifier.classify("а можно его с алкоголем?", ["Мне назначили метформин"])
+    assert {M, LI} <= set(result.sections)
+    assert "recent" in result.method
+
+
+def test_bare_answer_is_read_in_the_light_of_the_question_before(classifier):
+    result = classifier.classify("Нет", ["Есть ли у вас аллергия на лекарства?"])
+    assert AL in result.sections
+
+
+def test_follow_up_inherits_history_intent_from_the_last_message(classifier):
+    result = classifier.classify("А от давления?", ["Какие лекарства я принимал раньше?"])
+    assert M in result.sections
+    assert result.history_intent is True
+
+
+def test_thanks_after_a_health_talk_still_takes_no_section(classifier):
+    assert sections_of(classifier, "Спасибо!", ("Какие лекарства я принимаю?",)) == set()
+
+
+def test_acknowledgement_with_an_anaphora_still_follows_up(classifier):
+    assert M in sections_of(classifier, "Ок, а его?", ("Я пью эналаприл",))
+
+
+def test_a_self_contained_question_ignores_recent_messages(classifier):
+    recent = ("У меня болит голова", "Я пью ибупрофен")
+    assert sections_of(classifier, "Что мне приготовить на ужин?", recent) == {LI, AL, CC}
+
+
+def test_older_messages_weigh_less_than_the_latest(classifier):
+    # One mention three messages back is not enough; the latest message is.
+    old = classifier.classify("А это?", ["Мне сделали прививку", "ок", "понятно"])
+    new = classifier.classify("А это?", ["ок", "понятно", "Мне сделали прививку"])
+    assert VA not in old.sections
+    assert VA in new.sections
+
+
+# --- episodes, fallback, method, version ------------------------------------------------------
+
+
+def test_episodes_are_wanted_for_symptoms_and_recall_but_not_for_a_drug_list(classifier):
+    assert classifier.classify("У меня третий день кашель").needs_episodes is True
+    assert classifier.classify("What did we discuss last time?").needs_episodes is True
+    assert classifier.classify("Какие лекарства я сейчас принимаю?").needs_episodes is False
+
+
+def test_an_unrecognised_question_falls_back_to_the_safety_sections(classifier):
+    result = classifier.classify("Ммм, а вот такой вопрос")
+    assert result.classes == []
+    assert result.method == "fallback"
+    assert set(result.sections) == {M, AL, CC}
+
+
+def test_embedding_decides_when_the_lexicon_is_silent(classifier):
+    result = classifier.classify("I keep waking up at night")
+    assert "sleep_mental" in result.classes
+    assert result.method == "embedding"
+
+
+def test_result_names_the_data_version(classifier):
+    assert classifier.classify("Hi").data_version == "2026-11-29.1"
+
+
+# --- stability --------------------------------------------------------------------------------
+
+
+def test_same_input_gives_the_same_output_across_calls_and_instances(classifier):
+    queries = [q for q, _, _ in LABELLED[:20]]
+    first = [classifier.classify(q) for q in queries]
+    again = [QueryClassifier().classify(q) for q in queries]
+    assert first == again == [classifier.classify(q) for q in queries]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.lists(st.text(max_size=80), max_size=4))
+def test_any_text_classifies_deterministically_into_known_sections(query, recent):
+    classifier = get_classifier()
+    result = classifier.classify(query, recent)
+    assert result == classifier.classify(query, recent)
+    assert result.sections == [s for s in Section if s in set(result.sections)]
+    assert set(result.classes) <= set(classifier.data.classes)
+
+
+# --- data file and laziness -------------------------------------------------------------------
+
+
+def test_data_file_is_versioned_and_every_class_is_multilingual():
+    data = load_query_classes()
+    assert data.version == "2026-11-29.1"
+    for name, spec in data.classes.items():
+        assert spec.exemplars.ru and spec.exemplars.en and spec.exemplars.zh, name
+        assert spec.terms.ru and spec.terms.en and spec.terms.zh, name
+    covered = {s for spec in data.classes.values() for s in spec.sections}
+    assert covered == set(Section)
+    assert set(CRITICAL_SECTIONS) <= set(data.fallback.sections) | {FH}
+
+
+def test_every_exemplar_is_classified_into_its_own_class(classifier):
+    for name, spec in classifier.data.classes.items():
+        for exemplar in spec.exemplars.all():
+            assert name in classifier.classify(exemplar).classes, (name, exemplar)
+
+
+def test_exemplar_vectors_are_computed_on_first_need_not_at_construction():
+    fresh = QueryClassifier()
+    assert "_exemplars" not in fresh.__dict__
+    fresh.classify("Что мне поесть?")
+    assert "_exemplars" in fresh.__dict__
+
+
+# --- lexicon matching rules -------------------------------------------------------------------
+
+
+def test_lexicon_stems_exact_words_phrases_and_cjk():
+    lexicon = Lexicon(
+        [
+            ("головн", "stem", 1.0),
+            ("сон$", "exact", 1.0),
+            ("can i take", "phrase", 1.0),
+            ("吃什么", "food", 1.0),
+            ("吃什么药", "drug", 1.0),
+        ]
+    )
+    assert lexicon.match("Головная боль") == {"stem": 1.0}
+    assert lexicon.match("сонный") == {}
+    assert lexicon.match("плохой сон") == {"exact": 1.0}
+    assert lexicon.match("Can I still take it?") == {"phrase": 1.0}  # one word between parts
+    assert lexicon.match("Can I not really take it?") == {}
+    assert lexicon.match("头疼吃什么药") == {"drug": 1.0}  # the longer CJK term wins its span
+    assert lexicon.match("晚饭吃什么") == {"food": 1.0}
+
+
+def test_lexicon_folds_yo_and_case():
+    lexicon = Lexicon([("отёк", "swelling", 1.0)])
+    assert lexicon.match("ОТЕКИ на ногах") == {"swelling": 1.0}
