@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -59,15 +58,12 @@ def test_requirements_pin_python_dateutil_below_3():
 
 @pytest.mark.slow
 def test_bundles_a_complete_arm64_layer_without_docker(tmp_path):
-    started = time.monotonic()
-
     assert PipLayerBundler(DEPS_REQUIREMENTS).try_bundle(str(tmp_path), None) is True
 
     site = tmp_path / "python"
     names = {p.name for p in site.iterdir()}
-    assert {"openai", "opensearchpy", "requests_aws4auth", "ulid", "bpe_openai", "pydantic_settings"} <= names
+    assert {"openai", "opensearchpy", "requests", "bpe_openai", "pydantic_settings"} <= names
     assert not names & set(PROVIDED_BY_RUNTIME)
     assert not list(site.rglob("__pycache__"))
     assert list((site / "bpe_openai").glob("*aarch64*.so")) or list((site / "jiter").glob("*aarch64*.so"))
     assert sum(f.stat().st_size for f in site.rglob("*") if f.is_file()) < LAMBDA_UNZIPPED_LIMIT // 2
-    assert time.monotonic() - started < 120
