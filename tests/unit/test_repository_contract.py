@@ -22,22 +22,43 @@ from tests.conftest import T0
 
 
 def fragment(fid: str = "frag-1") -> Fragment:
-    return Fragment(id=fid, session_id="s1", messages=[Message(role=Role.USER, text="У меня аллергия на арахис")],
-                    received_at=T0)
+    return Fragment(
+        id=fid,
+        session_id="s1",
+        messages=[Message(role=Role.USER, text="У меня аллергия на арахис")],
+        received_at=T0,
+    )
 
 
 def new_fact_write(key: str = "peanut", fragment_id: str | None = "frag-1") -> FactWrite:
-    candidate = Candidate(section=Section.ALLERGIES, kind=AssertionKind.FACT, key=key, name_raw="арахис",
-                          name_normalized="арахис", status=FactStatus.PRESENT)
-    d = decide(candidate, None, SectionState(section=Section.ALLERGIES), [], [],
-               DecisionContext(now=T0, new_id=new_ulid, fragment_id=fragment_id, session_id="s1"))
+    candidate = Candidate(
+        section=Section.ALLERGIES,
+        kind=AssertionKind.FACT,
+        key=key,
+        name_raw="арахис",
+        name_normalized="арахис",
+        status=FactStatus.PRESENT,
+    )
+    d = decide(
+        candidate,
+        None,
+        SectionState(section=Section.ALLERGIES),
+        [],
+        [],
+        DecisionContext(now=T0, new_id=new_ulid, fragment_id=fragment_id, session_id="s1"),
+    )
     return FactWrite(fact=d.fact.fact, event=d.fact.event, expected_version=None, new_key=True)
 
 
 def processing(repository, user="alice", fid="frag-1") -> Fragment:
     f = fragment(fid)
-    assert repository.create_fragment(user, f, PendingMention(fragment_id=fid, sections=[Section.ALLERGIES],
-                                                              text="аллергия на арахис", received_at=T0))
+    assert repository.create_fragment(
+        user,
+        f,
+        PendingMention(
+            fragment_id=fid, sections=[Section.ALLERGIES], text="аллергия на арахис", received_at=T0
+        ),
+    )
     return repository.transition_fragment(user, f, FragmentStatus.PROCESSING, [FragmentStatus.QUEUED])
 
 
@@ -53,8 +74,13 @@ def test_fragment_is_created_once_and_shows_as_pending_until_finished(repository
 def test_new_fact_is_written_with_its_history_and_read_back(repository):
     processing(repository)
     write = new_fact_write()
-    repository.apply("alice", "frag-1", ChangeSet(facts=[write]), applied=[{"fact_id": write.fact.id,
-                     "section": "allergies", "event": "first_mention"}], fingerprint="fp1")
+    repository.apply(
+        "alice",
+        "frag-1",
+        ChangeSet(facts=[write]),
+        applied=[{"fact_id": write.fact.id, "section": "allergies", "event": "first_mention"}],
+        fingerprint="fp1",
+    )
     memory = repository.load_memory("alice")
     assert [f.key for f in memory.facts] == ["peanut"]
     assert [e.type.value for e in repository.get_history("alice", write.fact.id)] == ["first_mention"]

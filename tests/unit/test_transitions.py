@@ -8,21 +8,32 @@ import pytest
 
 from health_ltm.domain.candidates import Candidate
 from health_ltm.domain.ids import new_ulid
-from health_ltm.domain.models import AssertionKind, EventType
+from health_ltm.domain.models import AssertionKind, EventType, SectionState
 from health_ltm.domain.sections import FactStatus, Section, SectionStatus, Stage
-from health_ltm.domain.models import SectionState
 from health_ltm.domain.transitions import DecisionContext, decide, snapshot, user_delete, user_edit
 from tests.conftest import T0
 
 
 def ctx(fragment: str = "f1", session: str = "s1", days: int = 0) -> DecisionContext:
-    return DecisionContext(now=T0 + timedelta(days=days), new_id=new_ulid, fragment_id=fragment,
-                           session_id=session, extractor="test")
+    return DecisionContext(
+        now=T0 + timedelta(days=days),
+        new_id=new_ulid,
+        fragment_id=fragment,
+        session_id=session,
+        extractor="test",
+    )
 
 
 def med(status=FactStatus.ACTIVE, **attrs) -> Candidate:
-    return Candidate(section=Section.MEDICATIONS, kind=AssertionKind.FACT, key="metformin",
-                     name_raw="метформин", name_normalized="метформин", status=status, attributes=attrs)
+    return Candidate(
+        section=Section.MEDICATIONS,
+        kind=AssertionKind.FACT,
+        key="metformin",
+        name_raw="метформин",
+        name_normalized="метформин",
+        status=status,
+        attributes=attrs,
+    )
 
 
 def first(candidate: Candidate, **kw):
@@ -71,8 +82,16 @@ def test_repeat_inside_the_same_fragment_changes_nothing():
 
 
 def lifestyle(value: str, status=FactStatus.PRESENT, remember=False) -> Candidate:
-    return Candidate(section=Section.LIFESTYLE, kind=AssertionKind.FACT, key="diet", name_raw="вегетарианец",
-                     name_normalized="diet", status=status, attributes={"value": value}, remember=remember)
+    return Candidate(
+        section=Section.LIFESTYLE,
+        kind=AssertionKind.FACT,
+        key="diet",
+        name_raw="вегетарианец",
+        name_normalized="diet",
+        status=status,
+        attributes={"value": value},
+        remember=remember,
+    )
 
 
 def test_lifestyle_is_a_candidate_until_a_second_mention():
@@ -88,16 +107,25 @@ def test_remember_command_makes_a_lifestyle_fact_active_at_once():
 
 
 def age(birth_year: int, correction=False) -> Candidate:
-    return Candidate(section=Section.DEMOGRAPHICS, kind=AssertionKind.FACT, key="birth_year", name_raw="34 года",
-                     name_normalized="birth_year", status=FactStatus.PRESENT,
-                     attributes={"birth_year": birth_year}, correction=correction)
+    return Candidate(
+        section=Section.DEMOGRAPHICS,
+        kind=AssertionKind.FACT,
+        key="birth_year",
+        name_raw="34 года",
+        name_normalized="birth_year",
+        status=FactStatus.PRESENT,
+        attributes={"birth_year": birth_year},
+        correction=correction,
+    )
 
 
 def test_age_going_down_is_held_as_a_clarification():
     fact = first(age(1992)).fact.fact
     d = again(age(1996), fact, fragment="f2")
     assert d.fact is None and d.clarification.reason == "implausible_change:birth_year"
-    assert d.clarification.current == {"birth_year": 1992} and d.clarification.proposed == {"birth_year": 1996}
+    assert d.clarification.current == {"birth_year": 1992} and d.clarification.proposed == {
+        "birth_year": 1996
+    }
 
 
 def test_natural_ageing_is_a_reconfirmation_not_a_conflict():
@@ -115,18 +143,33 @@ def test_a_marked_correction_applies_and_resolves_the_pending_clarification():
 
 
 def section_claim(kind: AssertionKind, section=Section.ALLERGIES) -> Candidate:
-    return Candidate(section=section, kind=kind, key=f"section:{section.value}", name_raw="", name_normalized="",
-                     status=None)
+    return Candidate(
+        section=section,
+        kind=kind,
+        key=f"section:{section.value}",
+        name_raw="",
+        name_normalized="",
+        status=None,
+    )
 
 
 def peanut(status=FactStatus.PRESENT) -> Candidate:
-    return Candidate(section=Section.ALLERGIES, kind=AssertionKind.FACT, key="peanut", name_raw="арахис",
-                     name_normalized="арахис", status=status)
+    return Candidate(
+        section=Section.ALLERGIES,
+        kind=AssertionKind.FACT,
+        key="peanut",
+        name_raw="арахис",
+        name_normalized="арахис",
+        status=status,
+    )
 
 
 @pytest.mark.parametrize(
     ("kind", "expected"),
-    [(AssertionKind.SECTION_ABSENT, SectionStatus.CONFIRMED_ABSENT), (AssertionKind.SECTION_UNSURE, SectionStatus.UNSURE)],
+    [
+        (AssertionKind.SECTION_ABSENT, SectionStatus.CONFIRMED_ABSENT),
+        (AssertionKind.SECTION_UNSURE, SectionStatus.UNSURE),
+    ],
 )
 def test_unknown_confirmed_absent_and_unsure_are_three_different_states(kind, expected):
     d = decide(section_claim(kind), None, SectionState(section=Section.ALLERGIES), [], [], ctx())
@@ -136,19 +179,37 @@ def test_unknown_confirmed_absent_and_unsure_are_three_different_states(kind, ex
 
 def test_no_allergies_while_an_allergy_is_active_is_a_clarification_not_a_deletion():
     allergy = first(peanut()).fact.fact
-    d = decide(section_claim(AssertionKind.SECTION_ABSENT), None, SectionState(section=Section.ALLERGIES),
-               [allergy], [], ctx(fragment="f2"))
+    d = decide(
+        section_claim(AssertionKind.SECTION_ABSENT),
+        None,
+        SectionState(section=Section.ALLERGIES),
+        [allergy],
+        [],
+        ctx(fragment="f2"),
+    )
     assert d.section is None and d.fact is None
     assert d.clarification.reason == "section_absent_conflicts_with_recorded_facts"
 
 
 def test_entity_level_absence_is_a_fact_and_does_not_conflict_with_no_allergies():
-    penicillin = Candidate(section=Section.ALLERGIES, kind=AssertionKind.FACT, key="penicillin",
-                           name_raw="пенициллин", name_normalized="пенициллин", status=FactStatus.ABSENT)
+    penicillin = Candidate(
+        section=Section.ALLERGIES,
+        kind=AssertionKind.FACT,
+        key="penicillin",
+        name_raw="пенициллин",
+        name_normalized="пенициллин",
+        status=FactStatus.ABSENT,
+    )
     fact = first(penicillin).fact.fact
     assert fact.status is FactStatus.ABSENT and fact.stage is Stage.ACTIVE
-    d = decide(section_claim(AssertionKind.SECTION_ABSENT), None, SectionState(section=Section.ALLERGIES),
-               [fact], [], ctx(fragment="f2"))
+    d = decide(
+        section_claim(AssertionKind.SECTION_ABSENT),
+        None,
+        SectionState(section=Section.ALLERGIES),
+        [fact],
+        [],
+        ctx(fragment="f2"),
+    )
     assert d.section.state.status is SectionStatus.CONFIRMED_ABSENT
 
 

@@ -155,6 +155,7 @@ class EpisodeOut(BaseModel):
 class TokensOut(BaseModel):
     prompt: int
     budget: int
+    counter: str = Field(description="o200k_base, or an upper-bound estimate while it loads")
 
 
 class ContextOut(BaseModel):

@@ -29,7 +29,7 @@ from ..domain.sections import (
 from ..ports import Embedder, EpisodeHit, VectorIndex
 from .classify import QueryClassification
 from .render import SECTION_TITLES, fact_line, fact_view
-from .tokens import count_tokens
+from .tokens import count_tokens, is_ready, tokenizer_name
 
 GAP_QUESTIONS: dict[Section, dict[str, str]] = {
     Section.ALLERGIES: {
@@ -63,7 +63,7 @@ class ContextResult:
     episodes: list[dict[str, Any]]
     episodes_status: str
     prompt: str
-    tokens: dict[str, int]
+    tokens: dict[str, Any]
     fact_ids: list[str] = field(default_factory=list)
 
 
@@ -171,7 +171,11 @@ def build_context(
         episodes=episodes,
         episodes_status=episodes_status,
         prompt=prompt,
-        tokens={"prompt": count_tokens(prompt) if prompt else 0, "budget": max_tokens},
+        tokens={
+            "prompt": count_tokens(prompt, wait=False) if prompt else 0,
+            "budget": max_tokens,
+            "counter": tokenizer_name() if is_ready() else "upper-bound estimate (tokenizer loading)",
+        },
         fact_ids=used_fact_ids,
     )
 
@@ -282,8 +286,10 @@ def render_prompt(
     kept: list[tuple[int, str, str, str | None]] = []
     used = 0
     for item in sorted(items, key=lambda i: i[0]):
-        cost = count_tokens(item[2]) + 1
-        header_cost = 0 if any(k[1] == item[1] for k in kept) else count_tokens(headers(item[1])) + 1
+        cost = count_tokens(item[2], wait=False) + 1
+        header_cost = (
+            0 if any(k[1] == item[1] for k in kept) else count_tokens(headers(item[1]), wait=False) + 1
+        )
         if used + cost + header_cost > budget:
             continue
         kept.append(item)

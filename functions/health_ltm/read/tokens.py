@@ -44,14 +44,31 @@ def tokenizer_name() -> str:
     return ENCODING if _encoding() is not None else FALLBACK
 
 
-def count_tokens(text: str) -> int:
+def is_ready() -> bool:
+    """True once the exact tokenizer is loaded (or known to be unavailable)."""
+    return "encoding" in _state
+
+
+def count_tokens(text: str, wait: bool = True) -> int:
+    """Exact o200k_base count. With ``wait=False`` (the hot read path) and the tokenizer still
+    loading in the background, an upper-bound estimate is returned instead of blocking, so a
+    budget computed with it is still respected."""
     if not text:
         return 0
+    if not wait and not is_ready():
+        return estimate_upper_bound(text)
     encoding = _encoding()
     if encoding is None:
         return math.ceil(len(text) / _CHARS_PER_TOKEN)
     # encode_ordinary: user text such as "<|endoftext|>" is plain text here, never a special token.
     return len(encoding.encode_ordinary(text))
+
+
+def estimate_upper_bound(text: str) -> int:
+    """Over-estimate: a CJK character is at most a token, other text runs well above 2 characters
+    per token in o200k_base (about 4 for English, 3 for Russian)."""
+    cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    return cjk + math.ceil((len(text) - cjk) / 2)
 
 
 def truncate_to_tokens(text: str, max_tokens: int) -> str:
