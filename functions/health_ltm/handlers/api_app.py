@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
+from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path, Query
 
 from .. import wiring
@@ -40,20 +41,37 @@ app = APIGatewayRestResolver(
     cors=CORSConfig(allow_origin=get_settings().cors_origin, max_age=600, allow_headers=["If-Match"]),
 )
 errors.register(app)
-app.enable_swagger(
-    path="/v1/docs",
+app.configure_openapi(
     title="Health LTM",
     version="1.0.0",
     summary="Long-term memory of a personal health assistant",
-    description="Every route but health and docs needs a Cognito JWT (Authorization: Bearer ...).",
+    description=(
+        "What people tell the assistant about their health, remembered with its history and handed "
+        "back only where a question needs it. Every route but health and docs needs a Cognito JWT."
+    ),
+    security_schemes={"cognito": HTTPBearer(bearerFormat="JWT", description="Cognito ID token")},
+    security=[{"cognito": []}],
 )
+app.enable_swagger(path="/v1/docs", security_schemes={"cognito": HTTPBearer(bearerFormat="JWT")},
+                   security=[{"cognito": []}])
+PUBLIC: list[dict[str, list[str]]] = [{}]  # OpenAPI's "no authentication" for a route
 
 FactId = Annotated[str, Path(pattern=ID_PATTERN)]
 
 
-@app.get("/v1/health", summary="Liveness", tags=["ops"])
+@app.get("/v1/health", summary="Liveness", tags=["ops"], security=PUBLIC)
 def health() -> dict:
     return {"status": "ok"}
+
+
+@app.get("/v1/openapi.json", summary="This API's OpenAPI description", tags=["ops"], security=PUBLIC,
+         include_in_schema=False)
+def openapi() -> Response[str]:
+    return Response(status_code=200, content_type="application/json", body=openapi_json())
+
+
+def openapi_json() -> str:
+    return app.get_openapi_json_schema()
 
 
 # ------------------------------------------------------------------ write path intake

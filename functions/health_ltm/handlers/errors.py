@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError, UnauthorizedError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 
 from ..observability import logger
 from ..read.profile import InvalidEdit, NotFound, StaleVersion
@@ -60,8 +63,9 @@ def register(app: APIGatewayRestResolver) -> None:
         return problem(413, "Payload too large", str(exc))
 
     @app.exception_handler(UnsupportedMediaType)
-    def _media(exc: UnsupportedMediaType) -> Response:
-        return problem(415, "Unsupported media type", str(exc))
+    @app.exception_handler(RequestUnsupportedContentType)
+    def _media(exc: Exception) -> Response:
+        return problem(415, "Unsupported media type", "send application/json")
 
     @app.exception_handler(NotFound)
     @app.exception_handler(NotFoundError)

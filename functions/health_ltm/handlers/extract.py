@@ -23,9 +23,16 @@ class ExtractionRecord(SqsRecordModel):
 
 def process_record(record: ExtractionRecord) -> str:
     message = record.body
-    logger.append_keys(fragment_id=message.fragment_id)
     outcome = wiring.write_path().process(message.user_id, message.fragment_id)
-    logger.info("fragment processed", extra={"status": outcome.status.value, "applied": len(outcome.applied)})
+    logger.info(
+        "fragment processed",
+        extra={
+            "fragment_id": message.fragment_id,
+            "status": outcome.status.value,
+            "applied": len(outcome.applied),
+            "rejected": len(outcome.rejected),
+        },
+    )
     return outcome.status.value
 
 
