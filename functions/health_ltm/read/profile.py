@@ -78,8 +78,11 @@ def edit_fact(
         from ..write.normalize import normalize_name
 
         normalized = normalize_name(fact.section, changes["name_raw"], None)
-        if fact.section not in (Section.DEMOGRAPHICS,) and normalized.key != fact.key:
-            changes = {**changes, "name_normalized": normalized.name_normalized, "key": normalized.key}
+        key = normalized.key
+        if fact.section is Section.FAMILY_HISTORY:  # the same key shape the write path gives it
+            key = f"{fact.attributes.get('relative', 'other')}:{key}"
+        if fact.section is not Section.DEMOGRAPHICS and key != fact.key:
+            changes = {**changes, "name_normalized": normalized.name_normalized, "key": key}
             release = (fact.section, fact.key)
     decision = user_edit(fact, changes, _ctx(clock, new_id))
     write = FactWrite(

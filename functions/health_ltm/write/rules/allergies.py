@@ -1,0 +1,184 @@
+"""Allergies: present / absent per allergen, and the section-level "none" and "don't know"."""
+
+from __future__ import annotations
+
+from ...domain.models import AssertionKind
+from ...domain.sections import FactStatus, Section
+from ..normalize import find_terms, kinds_for, normalize_name
+from .objects import enumeration
+from .text import Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
+
+SECTIONS = frozenset({Section.ALLERGIES})
+_KINDS = kinds_for(Section.ALLERGIES)
+_MENTION = rx(r"аллерг|allerg|непереносим|intoleran|nkda")
+
+_DONT_KNOW_RU = (
+    r"(?:не\s+знаю|не\s+уверен\w*|не\s+помню|без\s+понятия|понятия\s+не\s+имею"
+    r"|затрудняюсь\s+\w+|не\s+в\s+курсе)"
+)
+_DONT_KNOW_EN = (
+    r"(?:not\s+sure|unsure|don't\s+know|do\s+not\s+know|dont\s+know|no\s+idea|not\s+certain|can't\s+remember)"
+)
+_UNSURE = rx(
+    # "не знаю, есть ли у меня аллергия", "не уверена насчёт аллергии"
+    rf"{_DONT_KNOW_RU}[\s,]+(?:[\w-]+[\s,]+){{0,4}}?(?:ли|про|насчет|о|об|на\s+что)\b"
+    r"[\s,]+(?:[\w-]+[\s,]+){0,4}?аллерг"
+    r"|\b(?:насчет|про|что\s+касается)\s+аллерги\w*[\s,]+(?:[\w-]+[\s,]+){0,2}?не\s+(?:знаю|уверен\w*|помню)"
+    r"|\bесть\s+ли\s+(?:у\s+меня\s+)?аллерги\w*[\s,—-]+(?:я\s+)?не\s+(?:знаю|уверен\w*)"
+    # "not sure whether I have allergies", "I don't know if I'm allergic to anything"
+    rf"|{_DONT_KNOW_EN}[\s,]+(?:\S+\s+){{0,3}}?(?:whether|if|about|of)\b(?:\s+\S+){{0,4}}?\s+allerg"
+    r"|\bnever\s+been\s+tested\s+for\s+allerg"
+)
+_NONE = r"(?!\s+(?:на|к|to)\s+(?!что|anything))"  # "нет аллергии" but not "нет аллергии на X"
+_SECTION_ABSENT = rx(
+    r"\bаллерги[йи]\s+(?:у\s+меня\s+)?(?:никаких\s+|вообще\s+|совсем\s+)?(?:нет|нету|не\s+было|не\s+имею)\b"
+    rf"|\b(?:нет|нету|не\s+имею|не\s+было)\s+(?:у\s+меня\s+)?(?:никак\w+\s+|вообще\s+)?аллерги[йиюя]\b{_NONE}"
+    rf"|\bникаких\s+аллерги[йи]\b{_NONE}"
+    r"|\bни\s+на\s+что\s+(?:у\s+меня\s+)?(?:нет\s+)?аллерги\w*|\bаллерги\w*\s+(?:у\s+меня\s+)?ни\s+на\s+что"
+    rf"|\bне\s+(?:страдаю\s+аллерги\w*|аллергик\w*)\b{_NONE}"
+    r"|\b(?:don't|do\s+not|dont)\s+have\s+(?:any\s+)?(?:known\s+)?allergies\b"
+    rf"|\bno\s+(?:known\s+)?(?:drug\s+|food\s+)?allerg(?:ies|y)\b{_NONE}"
+    r"|\bnot\s+allergic\s+to\s+any(?:thing|\s+(?:drugs|medications?|medicines?))\b|\bnot\s+allergic\b(?!\s+to)"
+    r"|\bnkda\b|\bнет\s+аллергии\s+на\s+(?:какие-либо\s+|никакие\s+)?(?:лекарства|препараты)\b"
+    r"|\b(?:allergies|аллергии)\s*[:-]\s*(?:none|no|nil|нет|нету)\b"
+)
+# "аллергия на X", "allergic to X": the object list follows.
+_TRIGGER = rx(
+    r"\bаллерги\w*\s+(?:реакци\w*\s+)?(?:у\s+меня\s+)?(?:на|к)\s+|\bаллергик\w*\s+на\s+"
+    r"|\b(?:allergic|allergy|allergies)\s+(?:reactions?\s+)?to\s+"
+)
+# Intolerance counts only for what the table knows ("не переношу жару" is no allergy).
+_WEAK_TRIGGER = rx(
+    r"\bнепереносимост\w*\s+(?:к\s+)?|\bне\s+переношу\s+"
+    r"|\bintoleran(?:t|ce)\s+(?:to\s+)?|\b(?:hyper)?sensitive\s+to\s+"
+)
+# "на пенициллин (у меня) аллергия / аллергии нет": the object comes first.
+_OBJECT_BEFORE = rx(
+    r"\bна\s+(?P<obj>[^,.;!?]{2,40}?)\s+(?:у\s+меня\s+)?"
+    r"(?:(?:тоже|также|еще|сильная|жуткая|страшная|есть|была|нет)\s+)*аллерги\w*"
+)
+_ADJUNCT = rx(r"\b(?P<obj>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)\s+allerg(?:y|ies)\b")  # "peanut allergy"
+# "..., а ещё на X" continues the list; "..., но не на X" turns it negative.
+_CONTINUE = rx(
+    r"\s*,?\s*(?:а|и|но|but|and)\s+(?P<neg>не\s+|not\s+)?(?:есть\s+)?(?:ещё|еще|также|тоже|also|even)?\s*(?:на|to)\s+"
+)
+_RESOLVED = rx(
+    r"\bперерос\w*|\bпрошл[аио]\b|\bпрошел\b|\b(?:уже|больше)\s+нет\s+аллерги"
+    r"|\boutgr[eo]w\w*|\bgrew\s+out\b|\bno\s+longer\s+allergic\b|\bused\s+to\s+be\s+allergic\b"
+)
+_REACTIONS = [
+    (rx(r"анафилак\w*|anaphyla\w*"), "anaphylaxis", "severe"),
+    (rx(r"отек\w*\s+квинке|angioedema"), "angioedema", "severe"),
+    (
+        rx(r"удушь\w*|задыха\w*|difficulty\s+breathing|can't\s+breathe|throat\s+(?:swell|clos)\w*"),
+        "breathing difficulty",
+        "severe",
+    ),
+    (rx(r"крапивниц\w*|hives"), "hives", None),
+    (rx(r"сып\w*|высыпа\w*|rash\w*"), "rash", None),
+    (rx(r"отек\w*|отека\w*|swell\w*"), "swelling", None),
+    (rx(r"зуд\w*|чеш\w*|itch\w*"), "itching", None),
+    (rx(r"чиха\w*|насморк\w*|sneez\w*|runny\s+nose"), "sneezing, runny nose", None),
+]
+_SEVERITY = [
+    (rx(r"\b(?:сильн\w*|тяжел\w*|серьезн\w*|жутк\w*|страшн\w*|severe\w*|serious\w*)\b"), "severe"),
+    (rx(r"\b(?:умеренн\w*|moderate\w*)\b"), "moderate"),
+    (rx(r"\b(?:легк\w*|небольш\w*|слаб\w*|mild\w*|slight\w*)\b"), "mild"),
+]
+
+
+def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    if not _MENTION.search(s.low):
+        return []
+    unsure = _UNSURE.search(s.low)
+    if unsure:
+        if _object_follows(s, unsure.end()):
+            return []  # "not sure whether I'm allergic to penicillin": no status to record
+        return [Draft(Section.ALLERGIES, s.evidence(*unsure.span()), kind=AssertionKind.SECTION_UNSURE)]
+    drafts = _entities(s)
+    if not drafts:
+        absent = _SECTION_ABSENT.search(s.low)
+        if absent and not third_party_before(s, absent.start()) and not hypothetical(s, absent.start()):
+            return [Draft(Section.ALLERGIES, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)]
+    return drafts
+
+
+def _object_follows(s: Sentence, pos: int) -> bool:
+    m = _TRIGGER.search(s.low, max(0, pos - 12))
+    if not m:
+        return False
+    items = enumeration(s, m.end(), _KINDS)
+    return bool(items)
+
+
+def _entities(s: Sentence) -> list[Draft]:
+    # (trigger start, item start, item end, table term or None, status forced by "но не на ...")
+    found: list[tuple[int, int, int, object, FactStatus | None]] = []
+    for m in _TRIGGER.finditer(s.low):
+        items = enumeration(s, m.end(), _KINDS)
+        found += [(m.start(), a, b, t, None) for a, b, t in items]
+        more = _CONTINUE.match(s.low, items[-1][1]) if items else None
+        if more:  # "на арахис, а ещё на кошек", "на пенициллин, но не на цефалоспорины"
+            forced = FactStatus.ABSENT if more.group("neg") else None
+            found += [(m.start(), a, b, t, forced) for a, b, t in enumeration(s, more.end(), _KINDS)]
+    for m in _WEAK_TRIGGER.finditer(s.low):
+        found += [(m.start(), a, b, t, None) for a, b, t in enumeration(s, m.end(), _KINDS, False) if t]
+    for m in _OBJECT_BEFORE.finditer(s.low):
+        found += [
+            (m.start(), a, b, t, None) for a, b, t in enumeration(s, m.start("obj"), _KINDS) if b <= m.end()
+        ]
+    for m in _ADJUNCT.finditer(s.low):
+        terms = find_terms(_KINDS, s.text[m.start("obj") : m.end("obj")])
+        if terms:
+            t = terms[-1]
+            found.append((m.start(), m.start("obj") + t.start, m.start("obj") + t.end, t, None))
+
+    drafts, seen = [], set()
+    for trigger, a, b, term, forced in sorted(found, key=lambda f: f[1]):
+        first = min(trigger, a)
+        if third_party_before(s, first) or hypothetical(s, first):
+            continue
+        name = s.text[a:b]
+        normalized = normalize_name(Section.ALLERGIES, name)
+        if normalized.key in seen:
+            continue
+        seen.add(normalized.key)
+        if forced is not None:
+            status = forced
+        elif _RESOLVED.search(s.low):
+            status = FactStatus.RESOLVED
+        elif negated(s, first, b):
+            status = FactStatus.ABSENT
+        else:
+            status = FactStatus.PRESENT
+        attributes = _reaction(s.low) if status is FactStatus.PRESENT else {}
+        entry = getattr(term, "entry", None)
+        if entry is not None:
+            attributes["allergen_type"] = "drug" if entry.kind == "drug" else entry.extra.get("type")
+        drafts.append(
+            Draft(
+                Section.ALLERGIES,
+                s.evidence(first, b),
+                name=name,
+                hint=normalized.name_normalized,
+                status=status,
+                attributes={k: v for k, v in attributes.items() if v},
+            )
+        )
+    return drafts
+
+
+def _reaction(tail: str) -> dict:
+    attributes: dict = {}
+    reactions = []
+    for pattern, reaction, severity in _REACTIONS:
+        if pattern.search(tail) and reaction not in reactions:
+            reactions.append(reaction)
+            attributes.setdefault("severity", severity)
+    if reactions:
+        attributes["reaction"] = ", ".join(reactions)[:120]
+    for pattern, severity in _SEVERITY:
+        if pattern.search(tail):
+            attributes["severity"] = attributes.get("severity") or severity
+            break
+    return attributes

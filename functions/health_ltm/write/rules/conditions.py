@@ -1,0 +1,165 @@
+"""Chronic conditions, reported diagnoses and family history: one table mention, three readings.
+
+"У меня гипертония" is the user's chronic condition, "мне поставили бронхит" a reported
+diagnosis, "у мамы диабет 2 типа" family history; negation makes the entity absent.
+"""
+
+from __future__ import annotations
+
+from ...domain.attributes import Relative
+from ...domain.models import AssertionKind
+from ...domain.sections import FactStatus, Section
+from ..normalize import find_terms, normalize_name
+from .dates import find_since
+from .text import (
+    FAMILY_WIDE,
+    RELATIVE,
+    RELATIVE_BY_WORD,
+    Context,
+    Draft,
+    Sentence,
+    hypothetical,
+    negated,
+    rx,
+    third_party_before,
+)
+
+SECTIONS = frozenset({Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.FAMILY_HISTORY})
+_KINDS = ("condition",)
+
+_CUE = rx(
+    r"\bу\s+меня\b|\bменя\b|\bмне\b|\bя\b|\bесть\b|\bстрадаю\b|\bболею\b|\bболел[аи]?\b|\bпереболел\w*"
+    r"|\bперенес\w*|\bдиагност\w*|\bдиагноз\w*|\bпоставили\b|\bобнаружили\b|\bнашли\b|\bвыявили\b|\bi\b"
+    r"|\bi'm\b|\bim\b|\bi've\b|\bmy\b|\bme\b|\bdiagnosed\b|\bsuffer\w*|\bhad\b|\bhave\b|\bgot\b"
+)
+# "давление 140 на 90", "cholesterol is 6.2": a reading, not a diagnosis.
+_READING_AFTER = rx(r"^\s*(?:[:=]\s*|(?:был[аои]?|is|was|at|of|около|на\s+уровне|уровень|level)\s+)?\d")
+_VACCINE_CONTEXT = rx(r"прививк|привил|привит|вакцин|vaccin|\bshots?\b|\bjabs?\b|booster")
+_INDICATION_BEFORE = rx(r"\b(?:от|для|при|против|for|against)\s+(?:my\s+|the\s+)?$")
+_RESOLVED = rx(
+    r"\bвылечил\w*|\bпрошл[аио]\b|\bпрошел\b|\bв\s+ремисси\w*|\bпереболел\w*|\bв\s+детстве\b|\bcured\b"
+    r"|\bwent\s+away\b|\bresolved\b|\bno\s+longer\s+have\b|\bused\s+to\s+have\b|\bas\s+a\s+(?:child|kid)\b"
+    r"|\bin\s+remission\b|\brecovered\b"
+)
+_PAST_ILLNESS = rx(r"\bболел[аи]?\b|\bhad\b|\bwas\s+(?:sick|ill)\s+with\b")
+_CHRONIC = r"хронич\w*\s+(?:заболеван\w*|болезн\w*|диагноз\w*)"
+_SECTION_ABSENT = rx(
+    rf"\b(?:нет|не\s+имею|не\s+было)\s+(?:у\s+меня\s+)?(?:никаких\s+)?{_CHRONIC}"
+    rf"|\b{_CHRONIC}\s+(?:у\s+меня\s+)?(?:нет|не\s+было)\b"
+    r"|\bникаких\s+хронич\w*|\bхроники\s+нет\b|\bничем\s+(?:хроническим\s+)?не\s+болею\b"
+    r"|\bno\s+chronic\s+(?:conditions?|diseases?|illness\w*|problems?|health\s+problems?)\b"
+    r"|\b(?:don't|do\s+not|dont)\s+have\s+any\s+chronic\b"
+    r"|\bno\s+(?:known\s+)?(?:medical|health)\s+(?:conditions?|problems?)\b"
+)
+_SECTION_UNSURE = rx(
+    r"(?:не\s+знаю|не\s+уверен\w*|не\s+помню)[\s,]+(?:[\w-]+[\s,]+){0,5}?хронич\w*"
+    r"|(?:not\s+sure|don't\s+know|do\s+not\s+know|unsure)\s+(?:\S+\s+){0,5}?chronic\b"
+)
+_FAMILY_ABSENT = rx(
+    # "в семье ни у кого ничем серьёзным не болели" (but not "... не болели диабетом": that is an entity)
+    r"\bв\s+(?:моей\s+|нашей\s+)?семье\s+(?:ни\s+у\s+кого\s+)?(?:ничем\s+)?(?:серьезным\s+)?(?:ничего\s+)?"
+    r"не\s+(?:болел\w*|было)\b(?!\s+\w*(?:диабет|рак|инсульт|инфаркт|гиперто))"
+    r"|\bнаследственн\w*\s+(?:заболеваний\s+|болезней\s+)?(?:нет|не\s+было)\b"
+    r"|\bнаследственность\s+(?:не\s+отягощен\w*|хорошая|чистая)\b|\bсемейный\s+анамнез\s+не\s+отягощен\w*"
+    r"|\bno\s+(?:significant\s+)?family\s+history\b(?!\s+of)|\bnothing\s+runs\s+in\s+(?:my|the|our)\s+family\b"
+)
+_FAMILY_UNSURE = rx(
+    r"(?:не\s+знаю|не\s+уверен\w*|не\s+помню)[\s,]+(?:[\w-]+[\s,]+){0,4}?"
+    r"(?:наследственност\w*|родственник\w*|родител\w*|семь[еия]\b|семейн\w*)"
+    r"|\b(?:don't|do\s+not|dont)\s+know\s+(?:\S+\s+){0,3}?family\b"
+    r"|\bi\s+was\s+adopted\b|\bменя\s+(?:усыновили|удочерили)\b"
+)
+
+
+def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts: list[Draft] = []
+    seen: set[tuple[Section, str, str]] = set()
+    for term in find_terms(_KINDS, s.text):
+        if _READING_AFTER.match(s.low[term.end :]) or _INDICATION_BEFORE.search(s.low[: term.start]):
+            continue
+        if hypothetical(s, term.start) or _VACCINE_CONTEXT.search(s.low[slice(*s.clause(term.start))]):
+            continue
+        draft = _family(s, term) or _personal(s, term, ctx)
+        if draft is None:
+            continue
+        key = (
+            draft.section,
+            normalize_name(draft.section, draft.name).key,
+            draft.attributes.get("relative", ""),
+        )
+        if key not in seen:
+            seen.add(key)
+            drafts.append(draft)
+    if not any(d.section is Section.CHRONIC_CONDITIONS for d in drafts):
+        drafts += _section_level(s, _SECTION_UNSURE, _SECTION_ABSENT, Section.CHRONIC_CONDITIONS, {})
+    if not any(d.section is Section.FAMILY_HISTORY for d in drafts):
+        # FamilyHistoryAttributes requires a relative; "other" stands for the whole family here.
+        drafts += _section_level(
+            s, _FAMILY_UNSURE, _FAMILY_ABSENT, Section.FAMILY_HISTORY, {"relative": "other"}
+        )
+    return drafts
+
+
+def _section_level(s: Sentence, unsure, absent, section: Section, attributes: dict) -> list[Draft]:
+    for pattern, kind in ((unsure, AssertionKind.SECTION_UNSURE), (absent, AssertionKind.SECTION_ABSENT)):
+        m = pattern.search(s.low)
+        if m and not third_party_before(s, m.start()):
+            return [Draft(section, s.evidence(*m.span()), kind=kind, attributes=dict(attributes))]
+    return []
+
+
+def _relative(s: Sentence, pos: int) -> Relative | None:
+    start, end = s.clause(pos)
+    m = RELATIVE.search(s.low, start, end)
+    if m:
+        return RELATIVE_BY_WORD[m.group(0)]
+    if FAMILY_WIDE.search(s.low[start:end]):
+        return Relative.OTHER
+    return None
+
+
+def _family(s: Sentence, term) -> Draft | None:
+    relative = _relative(s, term.start)
+    if relative is None:
+        return None
+    name = s.text[term.start : term.end]
+    status = FactStatus.ABSENT if negated(s, term.start, term.end, window=6) else FactStatus.PRESENT
+    m = RELATIVE.search(s.low, *s.clause(term.start))
+    first = min(term.start, m.start()) if m else term.start
+    return Draft(
+        Section.FAMILY_HISTORY,
+        s.evidence(first, max(term.end, m.end() if m else term.end)),
+        name=name,
+        hint=normalize_name(Section.FAMILY_HISTORY, name).name_normalized,
+        status=status,
+        attributes={"relative": relative.value},
+    )
+
+
+def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
+    start, end = s.clause(term.start)
+    if third_party_before(s, term.start) or not _CUE.search(s.low[start:end]):
+        return None
+    chronic = bool(term.entry.extra.get("chronic"))
+    section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES
+    if negated(s, term.start, term.end, window=5):
+        status = FactStatus.ABSENT
+    elif _RESOLVED.search(s.low[start:end]) or (not chronic and _PAST_ILLNESS.search(s.low[start:end])):
+        status = FactStatus.RESOLVED
+    else:
+        status = FactStatus.PRESENT
+    name = s.text[term.start : term.end]
+    normalized = normalize_name(section, name)
+    attributes: dict = {"icd10": normalized.code} if normalized.code else {}
+    since = find_since(s.low[start:end], ctx.today) if status is FactStatus.PRESENT else None
+    if since and chronic:
+        attributes["since"] = since
+    return Draft(
+        section,
+        s.evidence(term.start, term.end),
+        name=name,
+        hint=normalized.name_normalized,
+        status=status,
+        attributes=attributes,
+        valid_from=since,
+    )

@@ -1,0 +1,170 @@
+"""Demographics: age (as a birth year), sex, height, weight, city."""
+
+from __future__ import annotations
+
+import re
+
+from ...domain.sections import FactStatus, Section
+from .cities import city_nominative
+from .dates import NUM, parse_number
+from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
+
+SECTIONS = frozenset({Section.DEMOGRAPHICS})
+
+_NOT_AGE_UNIT = (
+    r"(?!\s*(?:%|кг|мг|mg|kg|см|cm|раз|минут|час|дн|недел|месяц|мес|weeks?|days?|months?|minutes?|hours?"
+    r"|times|lbs?|pounds|ft|feet|'|\"|таблет|штук|лет\s+назад|года\s+назад))"
+)
+_END_RU = r"(?=\s*$|\s*[,.;!?)]|\s+(?:и|а|но|уже|скоро|год|года|лет)\b)"  # "мне 30" but not "мне 30 таблеток"
+_END_EN = r"(?=\s*$|\s*[,.;!?)]|\s+(?:and|but|years?|yrs?|y/?o)\b)"
+_AGE = [
+    rx(
+        r"\bмне\s+(?:уже\s+|только\s+|почти\s+|скоро\s+|исполнилось\s+|всего\s+|ровно\s+)?"
+        rf"(?P<age>(?P<n>{NUM})(?:\s+(?:год|года|лет)\b)?){_NOT_AGE_UNIT}{_END_RU}"
+    ),
+    rx(rf"\b(?:мой\s+)?возраст\s*[:—-]?\s*(?P<age>(?P<n>{NUM})(?:\s+(?:год|года|лет)\b)?)"),
+    rx(rf"\bя\s+(?:женщина|мужчина|девушка|парень)\s*,?\s*(?P<age>(?P<n>{NUM})\s+(?:год|года|лет)\b)"),
+    rx(
+        r"\b(?:i'm|i\s+am|im)\s+(?:now\s+|already\s+|almost\s+|just\s+)?"
+        rf"(?P<age>(?P<n>{NUM})(?:\s*(?:years?|yrs?)(?:\s+old)?|\s*y/?o\b)?){_NOT_AGE_UNIT}{_END_EN}"
+    ),
+    rx(rf"\b(?:i\s+(?:just\s+)?turned|my\s+age\s+is|age\s*:)\s*(?P<age>(?P<n>{NUM}))\b"),
+    rx(rf"^\s*(?P<age>(?P<n>{NUM})\s+(?:years?\s+old|лет|года)\b){_NOT_AGE_UNIT}(?!\s+назад)"),
+]
+_BIRTH_YEAR = rx(
+    r"\b(?:родил(?:ся|ась)\s+в|born\s+in|год\s+рождения\s*[:—-]?|year\s+of\s+birth\s*[:—-]?)\s*(?P<y>(?:19|20)\d\d)"
+    r"|\b(?P<y2>(?:19|20)\d\d)\s+(?:года?|г\.?)\s+рождения\b"
+)
+_SEX = [
+    (
+        rx(
+            r"\bя\s+(?:—\s+)?(?:женщина|девушка|девочка|женского\s+пола)\b|\bпол\s*[:—-]?\s*(?:женский|ж)\b"
+            r"|\b(?:i'm|i\s+am|im)\s+(?:a\s+)?(?:female|woman|girl|lady)\b"
+            r"|\b(?:sex|gender)\s*[:—-]?\s*(?:female|f)\b"
+        ),
+        "female",
+    ),
+    (
+        rx(
+            r"\bя\s+(?:—\s+)?(?:мужчина|парень|мальчик|мужского\s+пола)\b|\bпол\s*[:—-]?\s*(?:мужской|м)\b"
+            r"|\b(?:i'm|i\s+am|im)\s+(?:a\s+)?(?:male|man|guy|boy)\b|\b(?:sex|gender)\s*[:—-]?\s*(?:male|m)\b"
+        ),
+        "male",
+    ),
+]
+_HEIGHT = rx(
+    r"\b(?:(?:мой\s+)?рост(?:ом)?|height|i'm|i\s+am)\s*(?:у\s+меня\s+)?(?:is\s+)?[:—-]?\s*"
+    r"(?:около\s+|примерно\s+|about\s+)?"
+    r"(?P<v>\d(?:[.,]\d{1,2})|\d{3}|\d'\s*\d{1,2}\"?|\d\s*(?:ft|feet|foot)\s*\d{0,2}\s*(?:in|inches)?)"
+    r"\s*(?P<u>см|cm|сантиметр\w*|м\b|метр\w*|m\b)?(?:\s+tall)?"
+)
+_WEIGHT = rx(
+    r"\b(?:вешу|мой\s+вес|вес|weigh|weight\s+is|my\s+weight|похудел[аи]?\s+до|поправил(?:ся|ась)\s+до)"
+    r"\s*(?:у\s+меня\s+)?(?:[:—-]\s*)?(?:около\s+|примерно\s+|about\s+|around\s+)?"
+    r"(?P<v>\d{2,3}(?:[.,]\d)?)\s*(?P<u>кг|кило\w*|kg|kilos?|lbs?|pounds)?"
+)
+_CITY_WORDS = r"(?P<city>[\w-]+(?:\s+[\w-]+){0,2})"
+_LIVE_RU = r"\b(?:живу|проживаю|нахожусь|обитаю)\s+(?:сейчас\s+|теперь\s+)?в\s+(?:городе\s+|г\.\s*)?"
+_MOVED_RU = r"\b(?:переехал[аи]?|перебрал(?:ся|ась|ись))\s+(?:из\s+[\w-]+\s+)?(?:сюда\s+)?в\s+(?:город\s+)?"
+_LIVE_EN = r"\b(?:i\s+live|i'm\s+living|i\s+am\s+living|i'm\s+based|i\s+am\s+based|we\s+live)\s+in\s+"
+_MOVED_EN = r"\b(?:moved|relocated)\s+(?:from\s+[\w-]+(?:\s+[\w-]+)?\s+)?to\s+"
+# The grammatical case tells how to restore the nominative ("в Москве" -> Москва, "в Казань" -> Казань).
+_CITY = [
+    (rx(_LIVE_RU + _CITY_WORDS), "loc"),
+    (rx(_MOVED_RU + _CITY_WORDS), "acc"),
+    (rx(_LIVE_EN + _CITY_WORDS), "en"),
+    (rx(_MOVED_EN + _CITY_WORDS), "en"),
+]
+
+
+def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts = [d for d in (_age(s, ctx), _sex(s), _height(s), _weight(s), _city(s)) if d is not None]
+    return [d for d in drafts if not third_party_before(s, d.span[0]) and not hypothetical(s, d.span[0])]
+
+
+def _draft(s: Sentence, m: re.Match[str], group: str, hint: str, attributes: dict) -> Draft:
+    end = m.end("u") if "u" in m.groupdict() and m.group("u") else m.end(group)
+    return Draft(
+        Section.DEMOGRAPHICS,
+        s.evidence(m.start(), m.end()),
+        name=s.text[m.start(group) : end].strip(),
+        hint=hint,
+        status=FactStatus.PRESENT,
+        attributes=attributes,
+    )
+
+
+def _age(s: Sentence, ctx: Context) -> Draft | None:
+    m = _BIRTH_YEAR.search(s.low)
+    if m:
+        group = "y" if m.group("y") else "y2"
+        return _draft(s, m, group, "birth_year", {"birth_year": int(m.group(group))})
+    if ctx.today is None:
+        return None  # an age means nothing without the day it was said
+    for pattern in _AGE:
+        m = pattern.search(s.low)
+        if m:
+            age = parse_number(m.group("n"))
+            if age is not None and age == int(age) and 1 <= age <= 120:
+                return _draft(s, m, "age", "birth_year", {"birth_year": ctx.today.year - int(age)})
+    return None
+
+
+def _sex(s: Sentence) -> Draft | None:
+    for pattern, value in _SEX:
+        m = pattern.search(s.low)
+        if m:
+            return Draft(
+                Section.DEMOGRAPHICS,
+                s.evidence(*m.span()),
+                name=s.text[m.start() : m.end()],
+                hint="sex",
+                status=FactStatus.PRESENT,
+                attributes={"sex": value},
+            )
+    return None
+
+
+def _height(s: Sentence) -> Draft | None:
+    m = _HEIGHT.search(s.low)
+    if not m:
+        return None
+    raw, unit = m.group("v"), m.group("u") or ""
+    feet = re.match(r"(\d)\s*(?:'|ft|feet|foot)\s*(\d{0,2})", raw)
+    if feet:
+        cm = int(feet.group(1)) * 30.48 + int(feet.group(2) or 0) * 2.54
+    else:
+        value = float(raw.replace(",", "."))
+        cm = value * 100 if value < 3 else value
+    said_height = m.group(0).lstrip().startswith(("рост", "мой", "height"))
+    if not (feet or unit or said_height) or not 50 <= cm <= 250:
+        return None  # "I'm 34" is an age, not a height
+    return _draft(s, m, "v", "height_cm", {"height_cm": round(cm, 1)})
+
+
+def _weight(s: Sentence) -> Draft | None:
+    m = _WEIGHT.search(s.low)
+    if not m:
+        return None
+    value = float(m.group("v").replace(",", "."))
+    if (m.group("u") or "").startswith(("lb", "pound")):
+        value = round(value * 0.4536, 1)
+    return _draft(s, m, "v", "weight_kg", {"weight_kg": value}) if 20 <= value <= 350 else None
+
+
+def _city(s: Sentence) -> Draft | None:
+    for pattern, case in _CITY:
+        m = pattern.search(s.low)
+        if not m:
+            continue
+        city = city_nominative(s.text[m.start("city") : m.end("city")], case)
+        if city:
+            return Draft(
+                Section.DEMOGRAPHICS,
+                s.evidence(*m.span()),
+                name=city,
+                hint="city",
+                status=FactStatus.PRESENT,
+                attributes={"city": city},
+            )
+    return None

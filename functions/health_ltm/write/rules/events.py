@@ -1,0 +1,149 @@
+"""One-off events: surgeries ("удалили аппендикс"), injuries ("сломал руку"), vaccinations."""
+
+from __future__ import annotations
+
+import re
+
+from ...domain.models import AssertionKind
+from ...domain.sections import FactStatus, Section
+from ..normalize import find_terms, normalize_name
+from .dates import find_date, parse_number
+from .text import Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
+
+SECTIONS = frozenset({Section.SURGERIES, Section.INJURIES, Section.VACCINATIONS})
+
+_SURGERY_CUE = rx(
+    r"\b(?:удалили|удалял[аи]?|удален\w*|вырезали|прооперир\w*|оперировал\w*|операци\w*|шунтирован\w*"
+    r"|стентирован\w*|поставили\s+стент\w*|кесарев\w*|эндопротезир\w*|\w+эктоми\w*|surgery|surgeries"
+    r"|operation|operated|removed|taken\s+out|out\b|\w+ectomy|c-section|caesarean|cesarean|bypass|stent\w*"
+    r"|replacement|replaced)"
+)
+_SURGERY_ABSENT = rx(
+    r"\bопераци\w*\s+(?:у\s+меня\s+)?(?:никогда\s+)?(?:не\s+было|нет)\b"
+    r"|\b(?:не\s+было|нет)\s+(?:у\s+меня\s+)?(?:никаких\s+)?операций\b|\bникаких\s+операций\b"
+    r"|\bменя\s+(?:никогда\s+)?не\s+оперировали\b|\bне\s+оперировал(?:ся|ась)\b"
+    r"|\b(?:never|haven't|have\s+not|hasn't)\s+(?:had|been)\s+(?:any\s+)?(?:surgery|surgeries|operations?)\b"
+    r"|\b(?:never|haven't|have\s+not)\s+been\s+operated\s+on\b"
+    r"|\bno\s+(?:previous\s+|prior\s+|past\s+)?(?:surgeries|surgery|operations)\b"
+)
+_VACCINE_CUE = rx(
+    r"\bприв(?:ивк\w*|ился|илась|ились|ит\w*|ивал\w*|ивали|иться)\b|\bвакцин\w*|\bревакцин\w*|\bvaccin\w*"
+    r"|\bshots?\b|\bjabs?\b|\bbooster\b|\bimmuni[sz]\w*|\binoculat\w*"
+)
+_DOSE_NUMBER = rx(
+    r"\b(?P<n>перв\w*|втор\w*|трет\w*|1|2|3|first|second|third)(?:-?(?:ю|й|ую))?"
+    r"\s+(?:дозу|доза|компонент|прививку|dose|shot|jab)\b"
+)
+_HEALED = rx(r"\bзажил\w*|\bсрос\w*|\bhealed\b|\brecovered\b")
+
+
+def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    return _surgeries(s, ctx) + _injuries(s, ctx) + _vaccinations(s, ctx)
+
+
+def _dated(low: str, ctx: Context) -> tuple[dict, str | None]:
+    when = find_date(low, ctx.today)
+    if when is None:
+        return {}, None
+    attributes: dict = {"year": int(when[:4])}
+    if len(when) > 4:
+        attributes["date"] = when
+    return attributes, when
+
+
+def _event(
+    section: Section, s: Sentence, a: int, b: int, first: int, status: FactStatus, extra: dict, ctx: Context
+):
+    name = s.text[a:b]
+    normalized = normalize_name(section, name)
+    start, end = s.clause(a)
+    attributes, when = _dated(s.low[start:end], ctx) if status is not FactStatus.ABSENT else ({}, None)
+    if section is Section.VACCINATIONS:
+        attributes = {"date": when} if when else {}
+    return Draft(
+        section,
+        s.evidence(min(first, a), b),
+        name=name,
+        hint=normalized.name_normalized,
+        status=status,
+        attributes={**attributes, **extra},
+        valid_from=when,
+    )
+
+
+def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts = []
+    for term in find_terms(("surgery",), s.text):
+        start, end = s.clause(term.start)
+        cue = _SURGERY_CUE.search(s.low, start, end)
+        if cue is None or third_party_before(s, min(cue.start(), term.start)) or hypothetical(s, term.start):
+            continue
+        status = (
+            FactStatus.ABSENT if negated(s, min(cue.start(), term.start), term.end) else FactStatus.PRESENT
+        )
+        drafts.append(_event(Section.SURGERIES, s, term.start, term.end, cue.start(), status, {}, ctx))
+    if not drafts:
+        m = _SURGERY_ABSENT.search(s.low)
+        if m and not third_party_before(s, m.start()):
+            drafts.append(Draft(Section.SURGERIES, s.evidence(*m.span()), kind=AssertionKind.SECTION_ABSENT))
+    return drafts
+
+
+def _injuries(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts, seen = [], set()
+    mentions: list[tuple[int, int, str | None]] = [
+        (t.start, t.end, None) for t in find_terms(("injury",), s.text)
+    ]
+    for kind in find_terms(("injury_type",), s.text):
+        start, end = s.clause(kind.start)
+        sites = find_terms(("body_site",), s.text[start:end])
+        if sites:
+            nearest = min(sites, key=lambda t: abs(start + t.start - kind.start))
+            a, b = min(kind.start, start + nearest.start), max(kind.end, start + nearest.end)
+            mentions.append((a, b, nearest.entry.key))
+    for a, b, site in sorted(mentions):
+        if b - a > 50 or third_party_before(s, a) or hypothetical(s, a) or negated(s, a, b):
+            continue
+        normalized = normalize_name(Section.INJURIES, s.text[a:b])
+        if normalized.key in seen:
+            continue
+        seen.add(normalized.key)
+        status = FactStatus.RESOLVED if _HEALED.search(s.low[slice(*s.clause(a))]) else FactStatus.PRESENT
+        drafts.append(_event(Section.INJURIES, s, a, b, a, status, {"body_site": site} if site else {}, ctx))
+    return drafts
+
+
+def _vaccinations(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts, seen = [], set()
+    for term in find_terms(("vaccine",), s.text):
+        start, end = s.clause(term.start)
+        cue = _VACCINE_CUE.search(s.low, start, end)
+        if cue is None or third_party_before(s, min(cue.start(), term.start)) or hypothetical(s, term.start):
+            continue
+        if term.entry.key in seen:
+            continue
+        seen.add(term.entry.key)
+        first = min(cue.start(), term.start)
+        status = (
+            FactStatus.ABSENT if negated(s, first, max(cue.end(), term.end), window=3) else FactStatus.PRESENT
+        )
+        extra = {}
+        dose = _DOSE_NUMBER.search(s.low, start, end)
+        if dose and status is FactStatus.PRESENT:
+            n = parse_number(dose.group("n")) or _ordinal(dose.group("n"))
+            if n:
+                extra["dose_number"] = int(n)
+        a, b = (
+            (first, max(cue.end(), term.end))
+            if max(cue.end(), term.end) - first <= 40
+            else (term.start, term.end)
+        )
+        drafts.append(_event(Section.VACCINATIONS, s, a, b, first, status, extra, ctx))
+    return drafts
+
+
+def _ordinal(word: str) -> int | None:
+    for prefix, n in (("перв", 1), ("втор", 2), ("трет", 3)):
+        if re.match(prefix, word):
+            return n
+    return None

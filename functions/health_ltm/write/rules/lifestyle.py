@@ -1,0 +1,237 @@
+"""Lifestyle: diet, smoking, alcohol, physical activity (key = the habit, value = how)."""
+
+from __future__ import annotations
+
+import re
+
+from ...domain.sections import FactStatus, Section
+from .dates import find_date, find_since
+from .text import Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
+
+SECTIONS = frozenset({Section.LIFESTYLE})
+_NO = r"(?:не\s+ем|не\s+употребляю|не\s+пью|исключил\w*|избегаю|отказал(?:ся|ась)\s+от|без)"
+_NO_EN = r"(?:(?:don't|do\s+not|dont)\s+(?:eat|drink|consume)|avoid|no)"
+# (pattern, value, negation-sensitive): "я не вегетарианец" negates; "не ем мясо" *is* the diet.
+_DIET = [
+    (rx(r"\bвегетариан\w*|\bvegetarian\b"), "vegetarian", True),
+    (rx(r"\bвеган\w*|\bvegan\b"), "vegan", True),
+    (rx(r"\bпескетариан\w*|\bpesc[ae]tarian\b"), "pescatarian", True),
+    (
+        rx(
+            rf"\b{_NO}\s+(?:никаких\s+)?(?:животн\w*\s+продукт\w*|продукт\w*\s+животного)"
+            rf"|\b{_NO_EN}\s+(?:any\s+)?animal\s+products\b"
+        ),
+        "vegan",
+        False,
+    ),
+    (rx(rf"\b{_NO}\s+(?:никакого\s+|никакое\s+)?мяс\w*|\b{_NO_EN}\s+(?:any\s+)?meat\b"), "vegetarian", False),
+    (
+        rx(rf"\b{_NO}\s+глютен\w*|\bбезглютенов\w*|\bgluten[\s-]?free\b|\b{_NO_EN}\s+gluten\b"),
+        "gluten-free",
+        False,
+    ),
+    (
+        rx(
+            rf"\b{_NO}\s+(?:молочн\w*|лактоз\w*|молок\w*)|\bбезлактозн\w*|\b(?:dairy|lactose)[\s-]?free\b"
+            rf"|\b{_NO_EN}\s+(?:dairy|milk|lactose)\b"
+        ),
+        "dairy-free",
+        False,
+    ),
+    (rx(r"\bкето\w*|\bketo(?:genic)?\b"), "keto", True),
+    (rx(rf"\b{_NO}\s+свинин\w*|\b{_NO_EN}\s+pork\b"), "no pork", False),
+    (rx(r"\bхалял\w*|\bhalal\b"), "halal", True),
+    (rx(r"\bкошерн\w*|\bkosher\b"), "kosher", True),
+    (rx(r"\bинтервальн\w*\s+голодан\w*|\bintermittent\s+fasting\b"), "intermittent fasting", True),
+]
+_DIET_STOPPED = rx(
+    r"\b(?:больше|уже)\s+не\s+(?:вегетариан|веган)\w*|\bперестал\w*\s+быть\b|\bснова\s+ем\s+мясо\b"
+    r"|\bначал\w*\s+есть\s+мясо|\bбывш\w*\s+(?:вегетариан|веган)\w*"
+    r"|\bno\s+longer\s+(?:a\s+)?(?:vegetarian|vegan)\b|\b(?:quit|stopped)\s+being\b"
+    r"|\bstarted\s+eating\s+meat\b|\beat(?:ing)?\s+meat\s+again\b"
+)
+_SMOKING = [
+    (
+        rx(
+            r"\b(?:бросил[аи]?|завязал[аи]?)\s+(?:курить|с\s+курением)\b|\b(?:больше|уже)\s+не\s+курю\b"
+            r"|\bне\s+курю\s+(?:уже\s+)?\S+\s+(?:лет|год|года|месяц\w*)\b|\bбывш\w*\s+курильщи\w*"
+            r"|\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bno\s+longer\s+smoke\b"
+            r"|\b(?:don't|do\s+not)\s+smoke\s+any\s?more\b|\bex-?smoker\b|\bformer\s+smoker\b"
+        ),
+        FactStatus.STOPPED,
+    ),
+    (
+        rx(
+            r"\bне\s+курю\b|\bникогда\s+не\s+курил\w*|\bнекурящ\w*|\bне\s+курильщи\w*"
+            r"|\b(?:don't|do\s+not|dont)\s+smoke\b|\bnever\s+smoked\b|\bnon-?smoker\b|\bnot\s+a\s+smoker\b"
+        ),
+        FactStatus.ABSENT,
+    ),
+    (
+        rx(
+            r"\bкурю\b|\bкурильщи\w*|\bкурящ\w*|\bпарю\b|\bвейп\w*|\bi\s+smoke\b|\bi'?m\s+a\s+smoker\b"
+            r"|\bi\s+am\s+a\s+smoker\b|\bi\s+vape\b|\bi'?m\s+smoking\b"
+        ),
+        FactStatus.PRESENT,
+    ),
+]
+_SMOKE_AMOUNT = rx(
+    r"(?:по\s+)?(?P<half>пол\s*)?пачк\w*(?:\s+(?:в|за)\s+(?:день|сутки))?"
+    r"|(?P<n>\d+|[а-я]+)\s+сигарет\w*(?:\s+в\s+(?:день|сутки))?"
+    r"|(?P<half_en>half\s+)?an?\s+pack\s+(?:a|per)\s+day|(?P<packs>\w+)\s+packs\s+(?:a|per)\s+day"
+    r"|(?P<cn>\d+|[a-z]+)\s+cigarettes\s+(?:a|per)\s+day"
+    r"|(?P<vape>вейп\w*|электронн\w*\s+сигарет\w*|vape\w*|e-?cig\w*)"
+)
+_ALCOHOL = [
+    (
+        rx(
+            r"\b(?:бросил[аи]?|завязал[аи]?)\s+пить\b(?!\s+\w*(?:таблет|лекарств|[а-я]+ин\b))"
+            r"|\bбольше\s+не\s+пью\s*(?:$|[,.;!])|\b(?:quit|stopped|gave\s+up)\s+(?:drinking|alcohol)\b"
+            r"|\bno\s+longer\s+drink\b"
+        ),
+        FactStatus.STOPPED,
+    ),
+    (
+        rx(
+            r"\bне\s+(?:пью|употребляю)\s+(?:алкогол\w*|спиртно\w*|вообще)\b"
+            r"|\bалкоголь\s+не\s+(?:пью|употребляю)\b"
+            r"|\b(?:don't|do\s+not|dont)\s+drink(?:\s+alcohol)?\b(?!\s+(?:coffee|tea|milk|water|soda|juice))"
+            r"|\bteetotal\w*|\bnever\s+drink\b|\bnon-?drinker\b"
+        ),
+        FactStatus.ABSENT,
+    ),
+    (
+        rx(
+            r"\b(?:пью|выпиваю|употребляю)\s+(?:\w+\s+)?(?:алкогол\w*|спиртно\w*|пиво|вино|водку|коньяк|виски"
+            r"|крепкое)\b|\bвыпиваю\b|\bi\s+drink\s+(?:\w+\s+)?(?:alcohol|beer|wine|vodka|whiskey|socially"
+            r"|occasionally|regularly|a\s+lot|heavily|every\s+day|daily|on\s+weekends)\b|\bsocial\s+drinker\b"
+        ),
+        FactStatus.PRESENT,
+    ),
+]
+_ALCOHOL_HOW = [
+    (rx(r"по\s+выходным|on\s+weekends"), "weekends"),
+    (rx(r"каждый\s+день|ежедневно|every\s+day|daily"), "daily"),
+    (rx(r"редко|rarely|occasionally|иногда|sometimes|socially|по\s+праздникам"), "occasionally"),
+    (rx(r"много|часто|a\s+lot|heavily|regularly"), "regularly"),
+]
+_ACTIVITY = [
+    (
+        rx(
+            r"\bне\s+занимаюсь\s+спорт\w*|\bспортом\s+не\s+занимаюсь"
+            r"|\b(?:don't|do\s+not)\s+(?:exercise|work\s+out)\b|\bsedentary\b|\bмалоподвижн\w*"
+        ),
+        FactStatus.ABSENT,
+        "none",
+    ),
+    (rx(r"\bбегаю\b|\bбегом\b|\bi\s+(?:run|jog)\b|\bjogging\b"), FactStatus.PRESENT, "running"),
+    (rx(r"\bплаваю\b|\bбассейн|\bплавани\w*|\bi\s+swim\b"), FactStatus.PRESENT, "swimming"),
+    (rx(r"\bйог\w*|\byoga\b"), FactStatus.PRESENT, "yoga"),
+    (
+        rx(r"\bв\s+(?:спорт)?зал\b|\bтренаж\w*|\bgym\b|\bwork\s+out\b|\blift\s+weights\b"),
+        FactStatus.PRESENT,
+        "gym",
+    ),
+    (
+        rx(r"\bзанимаюсь\s+(?:спорт\w*|фитнес\w*)|\bтренируюсь\b|\bi\s+exercise\b"),
+        FactStatus.PRESENT,
+        "exercise",
+    ),
+]
+_PER_WEEK = rx(
+    r"(?P<n>\d|два|две|три|четыре|пять|two|three|four|five)\s+раза?\s+в\s+неделю"
+    r"|(?P<en>\w+)\s+times\s+a\s+week"
+)
+
+
+def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts = _diet(s) + _smoking(s, ctx) + _alcohol(s) + _activity(s)
+    return [d for d in drafts if not third_party_before(s, d.span[0]) and not hypothetical(s, d.span[0])]
+
+
+def _draft(s: Sentence, start: int, end: int, hint: str, status: FactStatus, value: str, **dates) -> Draft:
+    return Draft(
+        Section.LIFESTYLE,
+        s.evidence(start, end),
+        name=s.text[start:end],
+        hint=hint,
+        status=status,
+        attributes={"value": value},
+        **dates,
+    )
+
+
+def _diet(s: Sentence) -> list[Draft]:
+    drafts, seen = [], set()
+    stopped = _DIET_STOPPED.search(s.low)
+    if stopped and not re.search(
+        r"вегетариан|веган|vegetarian|vegan", s.low[stopped.start() : stopped.end()]
+    ):
+        seen.add("vegetarian")  # "снова ем мясо" stops being vegetarian
+        drafts.append(_draft(s, *stopped.span(), "diet", FactStatus.STOPPED, "vegetarian"))
+    for pattern, value, negatable in _DIET:
+        m = pattern.search(s.low)
+        if not m or value in seen:
+            continue
+        seen.add(value)
+        if stopped and stopped.start() <= m.start() < stopped.end() + 3:
+            status = FactStatus.STOPPED
+        elif negatable and negated(s, m.start(), m.end(), window=2):
+            status = FactStatus.ABSENT
+        else:
+            status = FactStatus.PRESENT
+        drafts.append(_draft(s, *m.span(), "diet", status, value))
+    return drafts
+
+
+def _smoking(s: Sentence, ctx: Context) -> list[Draft]:
+    for pattern, status in _SMOKING:
+        m = pattern.search(s.low)
+        if not m:
+            continue
+        end, value = m.end(), "yes" if status is FactStatus.PRESENT else "no"
+        if status is FactStatus.PRESENT:
+            amount = _SMOKE_AMOUNT.search(s.low, m.end(), s.clause(m.start())[1])
+            if amount and amount.start() - m.end() <= 20:
+                end, value = amount.end(), _smoke_value(amount)
+        if status is FactStatus.STOPPED:
+            value = "former smoker"
+        dates = {"valid_to": find_date(s.low, ctx.today)} if status is FactStatus.STOPPED else {}
+        if status is FactStatus.PRESENT:
+            dates = {"valid_from": find_since(s.low[slice(*s.clause(m.start()))], ctx.today)}
+        return [_draft(s, m.start(), end, "smoking", status, value, **dates)]
+    return []
+
+
+def _smoke_value(m: re.Match[str]) -> str:
+    if m.group("vape"):
+        return "e-cigarettes"
+    if m.group("half") or m.group("half_en"):
+        return "half a pack a day"
+    if m.group("packs"):
+        return f"{m.group('packs')} packs a day"
+    count = m.group("n") or m.group("cn")
+    if count:
+        return f"{count} cigarettes a day"
+    return "pack a day"
+
+
+def _alcohol(s: Sentence) -> list[Draft]:
+    for pattern, status in _ALCOHOL:
+        m = pattern.search(s.low)
+        if m:
+            how = next((v for p, v in _ALCOHOL_HOW if p.search(s.low)), None)
+            value = how or ("yes" if status is FactStatus.PRESENT else "no")
+            return [_draft(s, *m.span(), "alcohol", status, value)]
+    return []
+
+
+def _activity(s: Sentence) -> list[Draft]:
+    for pattern, status, value in _ACTIVITY:
+        m = pattern.search(s.low)
+        if m:
+            per_week = _PER_WEEK.search(s.low)
+            if per_week and status is FactStatus.PRESENT:
+                value = f"{value}, {(per_week.group('n') or per_week.group('en'))} times a week"
+            return [_draft(s, *m.span(), "physical_activity", status, value)]
+    return []

@@ -1,0 +1,184 @@
+"""Dose, frequency, time of day, indication and route around one drug mention."""
+
+from __future__ import annotations
+
+import re
+
+from ...domain.attributes import DoseUnit
+from .text import Sentence, rx
+
+DOSE = rx(
+    r"(?<![\w.,])(?P<val>\d+(?:[.,]\d+)?|пол|половин\w*|half|одн[уа]|один|две|два|три|one|two"
+    r"|three)\s*(?P<unit>мг|mg|миллиграмм\w*|мкг|mcg|µg|микрограмм\w*|мл|ml|миллилитр\w*|ед\b\.?|единиц\w*"
+    r"|units?\b|iu\b|ме\b|капл\w*|drops?\b|таблет\w*|tablets?\b|pills?\b|капсул\w*|capsules?\b|пшик\w*"
+    r"|вдох\w*|puffs?\b|г\b|гр\b|грамм\w*|g\b|%)"
+)
+_UNITS = [
+    (("мкг", "mcg", "µg", "микрограмм"), DoseUnit.MCG),
+    (("мг", "mg", "миллиграмм"), DoseUnit.MG),
+    (("мл", "ml", "миллилитр"), DoseUnit.ML),
+    (("ед", "единиц", "unit"), DoseUnit.UNITS),
+    (("iu", "ме"), DoseUnit.IU),
+    (("капл", "drop"), DoseUnit.DROPS),
+    (("таблет", "tablet", "pill", "капсул", "capsul"), DoseUnit.TABLETS),
+    (("пшик", "вдох", "puff"), DoseUnit.PUFFS),
+    (("г", "гр", "грамм", "g"), DoseUnit.G),
+    (("%",), DoseUnit.PERCENT),
+]
+_WORD_VALUES = {
+    "пол": 0.5,
+    "half": 0.5,
+    "одну": 1,
+    "одна": 1,
+    "один": 1,
+    "one": 1,
+    "две": 2,
+    "два": 2,
+    "two": 2,
+    "три": 3,
+    "three": 3,
+}
+_FREQUENCY = [
+    (
+        rx(
+            r"\b(?:2|два|две)\s+раза\s+в\s+(?:день|сутки)\b|\bдважды\s+в\s+(?:день|сутки)\b"
+            r"|\btwice\s+(?:a|per)\s+day\b|\btwice\s+daily\b|\bbid\b"
+        ),
+        "twice daily",
+    ),
+    (
+        rx(
+            r"\b(?:3|три)\s+раза\s+в\s+(?:день|сутки)\b|\bтрижды\s+в\s+день\b"
+            r"|\bthree\s+times\s+(?:a|per)\s+day\b|\btid\b"
+        ),
+        "three times daily",
+    ),
+    (
+        rx(r"\b(?:4|четыре)\s+раза\s+в\s+(?:день|сутки)\b|\bfour\s+times\s+(?:a|per)\s+day\b"),
+        "four times daily",
+    ),
+    (rx(r"\bчерез\s+день\b|\bevery\s+other\s+day\b"), "every other day"),
+    (rx(r"\bраз\s+в\s+неделю\b|\bеженедельно\b|\bonce\s+a\s+week\b|\bweekly\b"), "weekly"),
+    (
+        rx(
+            r"\b(?:1\s+|один\s+)?раз\s+в\s+(?:день|сутки)\b|\bежедневно\b|\bкаждый\s+день\b"
+            r"|\bonce\s+(?:a|per)\s+day\b|\bonce\s+daily\b|\bdaily\b|\bevery\s+day\b"
+        ),
+        "once daily",
+    ),
+    (
+        rx(
+            r"\bпо\s+(?:необходимости|требованию)\b|\bпри\s+необходимости\b|\bas\s+needed\b|\bwhen\s+needed\b"
+            r"|\bprn\b|\bиногда\b|\bsometimes\b|\boccasionally\b"
+        ),
+        "as needed",
+    ),
+]
+_TIME = [
+    (
+        rx(
+            r"\bпо\s+утрам\b|\bутром\b|\bс\s+утра\b|\bin\s+the\s+mornings?\b|\bevery\s+morning\b|\bmornings\b"
+        ),
+        "morning",
+    ),
+    (rx(r"\bв\s+обед\b|\bднем\b|\bat\s+(?:noon|lunch(?:time)?)\b|\bmidday\b"), "midday"),
+    (rx(r"\bпо\s+вечерам\b|\bвечером\b|\bin\s+the\s+evenings?\b|\bevery\s+evening\b"), "evening"),
+    (rx(r"\bна\s+ночь\b|\bперед\s+сном\b|\bat\s+(?:night|bedtime)\b|\bbefore\s+bed\b"), "bedtime"),
+]
+_INDICATION_PHRASE = rx(
+    r"\b(?:от|для|при|против)\s+(?P<ru>(?:[а-я-]+\s+){0,2}[а-я-]+)"
+    r"|\bfor\s+(?:my\s+|the\s+)?(?P<en>(?:[a-z-]+\s+){0,2}[a-z-]+)"
+)
+_INDICATIONS = [
+    (rx(r"давлен|гипертон|гипертенз|blood\s+pressure|\bbp\b|hypertension"), "blood pressure"),
+    (rx(r"мигрен|migraine"), "migraine"),
+    (rx(r"голов|headache"), "headache"),
+    (rx(r"сердц|сердечн|heart"), "heart"),
+    (rx(r"изжог|рефлюкс|heartburn|reflux"), "heartburn"),
+    (rx(r"желуд|живот|гастрит|stomach|gastritis"), "stomach"),
+    (rx(r"аллерг|allerg"), "allergy"),
+    (rx(r"диабет|сахар|diabet|sugar"), "diabetes"),
+    (rx(r"холестерин|cholesterol"), "cholesterol"),
+    (rx(r"щитовид|thyroid"), "thyroid"),
+    (rx(r"тревог|нерв|anxiety|nerves"), "anxiety"),
+    (rx(r"депресс|depress"), "depression"),
+    (rx(r"\bсна\b|\bсон\b|бессонниц|sleep|insomnia"), "sleep"),
+    (rx(r"температур|\bжар|fever"), "fever"),
+    (rx(r"простуд|орви|грипп|\bcolds?\b|\bflu\b"), "cold or flu"),
+    (rx(r"кашл|cough"), "cough"),
+    (rx(r"сустав|артрит|артроз|joint|arthrit"), "joint pain"),
+    (rx(r"спин|поясниц|\bback\b"), "back pain"),
+    (rx(r"разжижен|тромб|сгуст|clot|blood\s+thin"), "blood clots"),
+    (rx(r"астм|asthma"), "asthma"),
+    (rx(r"профилакт|prevent"), "prevention"),
+    (rx(r"\bбол|\bpain"), "pain"),
+]
+_ROUTES = [
+    (rx(r"\bколю\b|\bколол|уколы?\b|инъекц|\binject|\bshots?\b"), "injection"),
+    (rx(r"в\s+глаз|глазн\w*\s+капл|eye\s+drops?"), "ophthalmic"),
+    (rx(r"в\s+нос\b|назальн|\bnasal\b|nose\s+spray"), "nasal"),
+    (rx(r"ингалят|ингаля|пшика|\binhal|\bpuffs?\b"), "inhalation"),
+    (rx(r"\bмажу\b|\bмазь|\bгель\b|\bкрем\b|\bcream\b|ointment|\bgel\b"), "topical"),
+    (rx(r"\bсвеч|suppositor"), "rectal"),
+]
+
+
+def _unit(word: str) -> DoseUnit | None:
+    for prefixes, unit in _UNITS:
+        if any(word == p or (len(p) > 2 and word.startswith(p)) for p in prefixes):
+            return unit
+    return None
+
+
+def _dose_match(m: re.Match[str], low: str) -> tuple[float, DoseUnit] | None:
+    raw, unit = m.group("val"), _unit(m.group("unit").rstrip("."))
+    if unit is None:
+        return None
+    if unit is DoseUnit.G and re.fullmatch(r"(?:19|20)\d\d", raw):
+        return None  # "с 2019 г." is a year
+    value = _WORD_VALUES.get(raw[:3] if raw.startswith("половин") else raw)
+    value = (
+        value if value is not None else (0.5 if raw.startswith("половин") else float(raw.replace(",", ".")))
+    )
+    return (value, unit) if 0 < value < 100_000 else None
+
+
+def dose_near(low: str, pos: int, limit: int = 14) -> re.Match[str] | None:
+    """A dose starting within a few characters after ``pos`` ("Энап 5 мг", "Lipitor 20mg")."""
+    m = DOSE.search(low, pos, min(len(low), pos + limit + 12))
+    return m if m and m.start() - pos <= limit and _dose_match(m, low) else None
+
+
+def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tuple[dict, int]:
+    """Attributes for the drug at [a, b): dose after it (else just before it), and the clause's
+    frequency, time of day, indication and route. Returns them and the last position used."""
+    attributes: dict = {}
+    clause_start, clause_end = s.clause(a)
+    window_end = min(next_start, s.list_end(b)) if next_start > b else s.list_end(b)
+    last = b
+    for window in ((b, window_end), (max(prev_end, clause_start), a)):
+        found = next(((m, d) for m in DOSE.finditer(s.low, *window) if (d := _dose_match(m, s.low))), None)
+        if found:
+            m, (amount, unit) = found
+            attributes.update(dose_value=amount, dose_unit=unit.value)
+            last = max(last, m.end())
+            break
+    scope = s.low[min(clause_start, a) : max(window_end, clause_end)]
+    for pattern, value in _FREQUENCY:
+        if pattern.search(scope):
+            attributes["frequency"] = value
+            break
+    times = [value for pattern, value in _TIME if pattern.search(scope)]
+    if times:
+        attributes["time_of_day"] = ", ".join(times)
+    for m in _INDICATION_PHRASE.finditer(scope):
+        phrase = m.group("ru") or m.group("en")
+        indication = next((v for pattern, v in _INDICATIONS if pattern.search(phrase)), None)
+        if indication:
+            attributes["indication"] = indication
+            last = max(last, min(clause_start, a) + m.end())
+            break
+    route = next((v for pattern, v in _ROUTES if pattern.search(scope)), None)
+    if route:
+        attributes["route"] = route
+    return attributes, last

@@ -1,0 +1,244 @@
+"""Medications: a drug mention plus the nearest status cue in its clause ("пью", "назначил", ...).
+
+Drugs are found by the synonym table (any inflection, any word order); an unknown word right
+after a cue counts only if it looks like a brand (capitalised, with a dose, or an INN suffix).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...domain.models import AssertionKind
+from ...domain.sections import FactStatus, Section
+from ..normalize import find_terms, normalize_name, word_set
+from .dates import find_date, find_since
+from .medication_details import details, dose_near
+from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
+
+SECTIONS = frozenset({Section.MEDICATIONS})
+_DRUG = ("drug",)
+_OTHER_KINDS = ("allergen", "lifestyle", "condition", "symptom")
+
+_STOPPED, _PRESCRIBED, _ACTIVE = FactStatus.STOPPED, FactStatus.PRESCRIBED, FactStatus.ACTIVE
+_CHANGE_RU = r"(?:увеличил|уменьшил|снизил|повысил|поднял|изменил|поменял|скорректировал|удвоил|понизил)\w*"
+_CHANGE_EN = r"(?:increased|raised|upped|lowered|decreased|reduced|changed|adjusted|doubled|halved)"
+_TAKE_RU = r"(?:принимать|пить|колоть|использовать)"
+
+
+def _patterns(status: FactStatus, *patterns: str) -> list[tuple[re.Pattern[str], FactStatus]]:
+    return [(rx(p), status) for p in patterns]
+
+
+# All cues are matched; where one lies inside a longer one ("не принимаю" in "больше не
+# принимаю"), the longer wins. Past tense ("принимал", "took") reads as stopped.
+_CUES = [
+    *_patterns(
+        _STOPPED,
+        r"\b(?:больше|уже)\s+не\s+(?:принимаю|пью|колю|использую|пользуюсь)\b",
+        rf"\b(?:перестала?|бросила?|прекратила?|закончила?)\s+(?:{_TAKE_RU}|прием|курс)\b",
+        r"\bотменил[аи]?\b|\bсняли\s+с\b|\bне\s+(?:принимаю|пью|колю)\b|\b(?:принимала?|пила?|колола?)\b",
+        r"\b(?:stopped|quit|discontinued|ceased)\b(?:\s+(?:taking|using))?",
+        r"\bno\s+longer\s+(?:take|taking|on|use)\b|\b(?:don't|do\s+not|dont)\s+take\b|\bnot\s+taking\b",
+        r"\b(?:came|come|went|got)\s+off\b|\btook\s+me\s+off\b|\b(?:i'm|i\s+am|im)\s+off\b",
+        r"\bfinished\s+(?:my|the)\s+(?:course|prescription)\s+of\b",
+        r"\bused\s+to\s+take\b|\b(?:took|was\s+taking|was\s+on)\b",
+    ),
+    *_patterns(
+        _PRESCRIBED,
+        r"\b(?:назначила?|назначили|выписала?|выписали|прописала?|прописали)\b|\bназначен\w*",
+        r"\bprescribed\b|\b(?:put|started)\s+me\s+on\b",
+        r"\b(?:рекомендовала?|рекомендовали|посоветовала?|посоветовали|recommended|advised)\b",
+    ),
+    *_patterns(
+        _ACTIVE,
+        r"\b(?:пью|принимаю|колю|использую|пользуюсь|капаю|закапываю|пшикаю|ингалирую|мажу)\b|\bсижу\s+на\b",
+        rf"\b(?:начала?|стала?)\s+(?:снова\s+)?{_TAKE_RU}\b|\bпродолжаю\s+(?:принимать|пить)\b",
+        r"\bвернул(?:ся|ась)\s+к\b|\bтеперь\s+на\b",
+        r"\b(?:take|takes|use|inject)\b|\btaking\b|\b(?:now|currently)\s+on\b",
+        r"\b(?:i\s+am|i'm|im)\s+(?:currently\s+|still\s+|now\s+)?(?:taking|on|using)\b",
+        r"\b(?:have|'ve|i've)\s+been\s+(?:taking|on|using)\b"
+        r"|\b(?:started|began|start)\s+(?:taking|on|using)\b",
+        # a switch: the old drug is stopped, the new one taken (see _status)
+        r"\b(?:переш(?:ел|ла)|перевели|перевела?|заменил\w*|поменял\w*|сменил\w*|replaced"
+        r"|switched)\b(?!\s+(?:мне\s+)?(?:дозу|дозировку|dose|dosage))",
+        # a dose change says the drug is being taken; the new dose is the current value
+        rf"\b{_CHANGE_RU}\s+(?:мне\s+)?(?:дозу|дозировку)\b|\b(?:дозу"
+        rf"|дозировку)\s+(?:[\w-]+\s+){{0,3}}?{_CHANGE_RU}",
+        rf"\b{_CHANGE_EN}\s+(?:my\s+|the\s+|his\s+|her\s+)?(?:[\w-]+\s+)?(?:dose|dosage)\b",
+        rf"\b(?:dose|dosage)\s+(?:of\s+[\w-]+\s+)?(?:was\s+|has\s+been\s+|got\s+|is\s+)?{_CHANGE_EN}\b",
+    ),
+]
+_ADVICE = rx(r"рекомендова|посоветова|recommended|advised")
+_DOCTOR = rx(
+    r"\b(?:врач\w*|доктор\w*|терапевт\w*|кардиолог\w*|эндокринолог\w*|невролог\w*|гинеколог\w*|уролог\w*"
+    r"|педиатр\w*|специалист\w*|doctor|dr|physician|gp|cardiologist|endocrinologist|neurologist|specialist)\b"
+)
+_SWITCH_TO = rx(r"\b(?:на|to|with)\s+$")
+_SWITCH = rx(
+    r"\b(?:переш(?:ел|ла)|перевели|перевела?|заменил\w*|поменял\w*|сменил\w*|switched|changed"
+    r"|replaced)\b(?!\s+(?:мне\s+)?(?:дозу|дозировку|dose|dosage))"
+)
+_SECTION_ABSENT = rx(
+    r"\b(?:не\s+принимаю|не\s+пью)\s+(?:никаких\s+|постоянно\s+|регулярно\s+)*(?:лекарств|препарат|таблет)"
+    r"|\bникаких\s+(?:лекарств|препаратов|таблеток)\b|\bничего\s+(?:постоянно\s+)?не\s+(?:принимаю|пью)\b"
+    r"|\b(?:лекарств\w*|препарат\w*)\s+(?:никаких\s+|постоянно\s+)?не\s+принимаю\b"
+    r"|\b(?:don't|do\s+not|dont)\s+take\s+any\s+(?:medications?|medicines?|meds|pills|drugs)\b"
+    r"|\bnot\s+(?:on|taking)\s+any\s+(?:medications?|medicines?|meds|pills|drugs)\b"
+    r"|\bno\s+(?:regular\s+)?(?:medications?|meds)\b"
+)
+_SKIP_BEFORE_NAME = rx(
+    r"^(?:\s*(?:мне|ему|me|my|the|a|an|also|тоже|еще|уже|снова|again|currently|regularly|постоянно|регулярно"
+    r"|по|его|теперь|now|still)\b)+"
+)
+_NAME_TOKEN = re.compile(
+    r"\s*([^\W\d_][\w-]*)(?:\s+(форте|лонг|мв|ретард|xr|er|sr|cr|xl|плюс|plus|кардио|солютаб)\b)?"
+)
+_INN_SUFFIX = re.compile(
+    r"(?:прил|сартан|статин|олол|дипин|мицин|циллин|празол|профен|фенак|оксацин|азол|тидин|ксабан|глиптин"
+    r"|флозин|глутид|парин|зепам|ксетин|низолон|метазон|pril|sartan|statin|olol|dipine|mycin|cillin|prazole"
+    r"|profen|fenac|oxacin|azole|tidine|xaban|gliptin|flozin|glutide|parin|azepam|oxetine|olone)$"
+)
+_NOT_A_DRUG = word_set(
+    "вода воду чай кофе сок молоко кефир пиво вино водку алкоголь таблетки таблетку таблетка лекарство "
+    "лекарства лекарств препарат препараты средство что это все курс душ ванну решение меры участие внимание "
+    "it them that this these those some any care time place part medication medications medicine medicines "
+    "meds pills pill drugs drug tablets something nothing anything everything water coffee tea juice milk "
+    "alcohol beer wine break breath walk shower bath vacation holiday leave diet keto board call notes "
+    "action steps"
+    " january february march april may june july august september october november december monday tuesday"
+    " wednesday thursday friday saturday sunday"
+)
+
+
+@dataclass
+class _Cue:
+    status: FactStatus
+    start: int
+    end: int
+    advice: bool = False
+
+
+def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    cues = _cues(s)
+    drugs = _drugs(s, cues)
+    drafts: list[Draft] = []
+    seen: set[tuple[str, FactStatus]] = set()
+    for index, (a, b) in enumerate(drugs):
+        cue = _cue_for(s, cues, a)
+        if third_party_before(s, min(a, cue.start if cue else a)) or hypothetical(s, a):
+            continue
+        status = _status(s, cue, a, b)
+        if status is None:
+            continue
+        name = s.text[a:b]
+        normalized = normalize_name(Section.MEDICATIONS, name)
+        if (normalized.key, status) in seen:
+            continue
+        seen.add((normalized.key, status))
+        next_start = drugs[index + 1][0] if index + 1 < len(drugs) else len(s.text)
+        attributes, last = details(s, a, b, next_start, drugs[index - 1][1] if index else 0)
+        if normalized.code:
+            attributes["atc_code"] = normalized.code
+        clause_low = s.low[slice(*s.clause(a))]
+        start = min(a, cue.start) if cue else a
+        drafts.append(
+            Draft(
+                Section.MEDICATIONS,
+                s.evidence(start, max(b, last)),
+                name=name,
+                hint=normalized.name_normalized,
+                status=status,
+                attributes=attributes,
+                valid_from=find_since(clause_low, ctx.today) if status is not _STOPPED else None,
+                valid_to=find_date(clause_low, ctx.today) if status is _STOPPED else None,
+            )
+        )
+    if not drafts:
+        absent = _SECTION_ABSENT.search(s.low)
+        if absent and not third_party_before(s, absent.start()) and not hypothetical(s, absent.start()):
+            drafts.append(
+                Draft(Section.MEDICATIONS, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)
+            )
+    return drafts
+
+
+def _cues(s: Sentence) -> list[_Cue]:
+    found = [
+        _Cue(status, m.start(), m.end(), bool(_ADVICE.match(m.group(0))))
+        for pattern, status in _CUES
+        for m in pattern.finditer(s.low)
+    ]
+    # "больше не принимаю" also contains "принимаю": the longer, more specific cue wins.
+    kept = [
+        c
+        for c in found
+        if not any(
+            o is not c and o.start <= c.start and c.end <= o.end and (o.end - o.start) > (c.end - c.start)
+            for o in found
+        )
+    ]
+    return sorted(kept, key=lambda c: c.start)
+
+
+def _drugs(s: Sentence, cues: list[_Cue]) -> list[tuple[int, int]]:
+    terms = find_terms(_DRUG, s.text)
+    known = [(t.start, t.end) for t in terms]
+    # "инсулин Лантус": a class name right before its own brand is one drug, the specific one.
+    spans = [
+        (t.start, t.end)
+        for t, after in zip(terms, [*terms[1:], None][: len(terms)], strict=True)
+        if not (
+            after
+            and not s.text[t.end : after.start].strip()
+            and after.entry.key.startswith(t.entry.key + "_")
+        )
+    ]
+    for cue in cues:
+        rest = s.low[cue.end :]
+        skip = _SKIP_BEFORE_NAME.match(rest)
+        offset = cue.end + (skip.end() if skip else 0)
+        m = _NAME_TOKEN.match(s.low, offset)
+        if not m or any(a <= m.start(1) < b for a, b in known):
+            continue
+        word, a, b = m.group(1), m.start(1), m.end(2) if m.group(2) else m.end(1)
+        if _looks_like_drug(s, word, a, b):
+            spans.append((a, b))
+    return sorted(set(spans))
+
+
+def _looks_like_drug(s: Sentence, word: str, a: int, b: int) -> bool:
+    if len(word) < 3 or word in _NOT_A_DRUG or find_terms(_OTHER_KINDS, s.text[a:b]):
+        return False
+    if word.startswith(("витамин", "vitamin")):
+        return True
+    capitalised = s.text[a].isupper() and a > 0
+    return capitalised or bool(dose_near(s.low, b)) or bool(_INN_SUFFIX.search(word))
+
+
+def _cue_for(s: Sentence, cues: list[_Cue], pos: int) -> _Cue | None:
+    around = [c for c in cues if c.start <= pos < c.end]  # "increased my metformin dose"
+    if around:
+        return around[0]
+    before = [c for c in cues if c.end <= pos and s.list_end(c.end) >= pos]
+    if before:
+        return before[-1]
+    start, end = s.clause(pos)
+    after = [c for c in cues if pos < c.start and c.start < end and c.start >= start]
+    return after[0] if after else None
+
+
+def _status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
+    if cue is None:
+        # An answer such as "Энап 5 мг по утрам" names a current drug with its dose.
+        lead = s.low[s.clause(a)[0] : a].strip(" ,:-")
+        return _ACTIVE if dose_near(s.low, b) and lead in ("", "да", "yes", "ага", "sure") else None
+    if cue.advice and not _DOCTOR.search(s.low):
+        return None  # a friend's advice is not a prescription
+    clause_start = s.clause(a)[0]
+    if _SWITCH.search(s.low[clause_start:a]):
+        # "перешёл с эналаприла на лозартан", "врач заменил X на Y": the old drug ends.
+        if not _SWITCH_TO.search(s.low[max(clause_start, a - 6) : a]):
+            return _STOPPED
+        return _PRESCRIBED if _DOCTOR.search(s.low[clause_start:a]) else _ACTIVE
+    return cue.status

@@ -1,0 +1,118 @@
+"""Symptoms: table mentions ("болит голова", "кашель") and pains by body site ("болит колено")."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from ...domain.sections import FactStatus, Section
+from ..normalize import find_terms, normalize_name
+from .dates import find_onset_days
+from .text import Context, Draft, Sentence, hypothetical, negated, personal, rx, third_party_before
+
+SECTIONS = frozenset({Section.SYMPTOMS})
+
+_PAIN = rx(
+    r"\b(?:боль|боли|болит|болят|болела|болело|болел|болели|ноет|ноют|ломит|pain|hurts?|aches?|aching|sore)\b"
+)
+# Impersonal or first-person wording makes it the user's own symptom even without "я".
+_SELF_WORDING = rx(
+    r"\b(?:болит|болят|болела|болело|тошнит|подташнивает|знобит|кружится|кашляю|чихаю|температурю|задыхаюсь"
+    r"|беспокоит|беспокоят|мучает|мучают|появил\w*|началась?|начался|началось)\b"
+)
+_INDICATION_BEFORE = rx(r"\b(?:от|для|при|против|for|against)\s+(?:my\s+|the\s+|этой\s+|сильной\s+)?$")
+_RESOLVED = rx(
+    r"\bпрош(?:ла|ел|ло|ли)\b|\bбольше\s+не\b|\bуже\s+не\b|\bспала\b|\bнормализовал\w*|\bgone\b"
+    r"|\bwent\s+away\b|\bresolved\b|\bno\s+longer\b|\bstopped\b|\bnot\s+anymore\b|\bany\s?more\b|\bused\s+to\b"
+)
+_SEVERITY = [
+    (
+        rx(
+            r"\b(?:сильн\w*|очень\s+сильно|ужасн\w*|невыносим\w*|жутк\w*|адск\w*|severe|terrible|awful"
+            r"|excruciating|really\s+bad|unbearable)\b"
+        ),
+        "severe",
+    ),
+    (rx(r"\b(?:умеренн\w*|moderate\w*)\b"), "moderate"),
+    (rx(r"\b(?:немного|слегка|чуть|небольш\w*|легк\w*|mild\w*|slight\w*|a\s+bit|a\s+little)\b"), "mild"),
+]
+
+
+_ALLERGY_CONTEXT = rx(r"аллерг|allerg")  # "allergic to X, I get hives" describes a reaction
+
+
+def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    if _ALLERGY_CONTEXT.search(s.low):
+        return []
+    # A condition wins over a symptom phrase inside it ("anxiety" in "anxiety disorder").
+    conditions = find_terms(("condition",), s.text)
+    mentions = [
+        (t.start, t.end)
+        for t in find_terms(("symptom",), s.text)
+        if not any(
+            c.start <= t.start and t.end <= c.end and c.end - c.start > t.end - t.start for c in conditions
+        )
+    ]
+    mentions += _site_pains(s, mentions)
+    drafts: list[Draft] = []
+    seen: set[str] = set()
+    for a, b in sorted(mentions):
+        if third_party_before(s, a) or hypothetical(s, a) or _INDICATION_BEFORE.search(s.low[:a]):
+            continue
+        start, end = s.clause(a)
+        clause = s.low[start:end]
+        onset = find_onset_days(clause)
+        if not (personal(s, a) or _SELF_WORDING.search(clause) or onset is not None):
+            continue
+        name = s.text[a:b]
+        normalized = normalize_name(Section.SYMPTOMS, name)
+        if normalized.key in seen:
+            continue
+        seen.add(normalized.key)
+        if _RESOLVED.search(clause):
+            status = FactStatus.RESOLVED
+        elif negated(s, a, b):
+            status = FactStatus.ABSENT
+        else:
+            status = FactStatus.PRESENT
+        attributes: dict = {}
+        if status is FactStatus.PRESENT:
+            severity = next((v for pattern, v in _SEVERITY if pattern.search(clause)), None)
+            if severity:
+                attributes["severity"] = severity
+            if onset is not None:
+                attributes["onset_days_ago"] = onset
+        site = find_terms(("body_site",), name)
+        if site and normalized.key.endswith("_pain"):
+            attributes["body_site"] = site[0].entry.key
+        valid_from = None
+        if onset is not None and ctx.today is not None and status is FactStatus.PRESENT:
+            valid_from = (ctx.today - timedelta(days=onset)).isoformat()
+        drafts.append(
+            Draft(
+                Section.SYMPTOMS,
+                s.evidence(a, b),
+                name=name,
+                hint=normalized.name_normalized,
+                status=status,
+                attributes=attributes,
+                valid_from=valid_from,
+            )
+        )
+    return drafts
+
+
+def _site_pains(s: Sentence, known: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A pain word and a body site in one clause, where the table had no ready phrase."""
+    found = []
+    for pain in _PAIN.finditer(s.low):
+        if any(a <= pain.start() < b for a, b in known):
+            continue
+        start, end = s.clause(pain.start())
+        sites = [t for t in find_terms(("body_site",), s.text[start:end])]
+        if not sites:
+            continue
+        site = min(sites, key=lambda t: abs(start + t.start - pain.start()))
+        a, b = min(pain.start(), start + site.start), max(pain.end(), start + site.end)
+        if b - a <= 40:
+            found.append((a, b))
+    return found

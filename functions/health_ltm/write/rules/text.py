@@ -1,0 +1,211 @@
+"""Sentences, clauses and the markers every rule needs (negation, questions, other people...).
+
+Rules match on ``Sentence.low`` (folded, same length as the original), so every span they find
+slices the user's own text: evidence is always an exact substring of what the user wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from ...domain.attributes import Relative
+from ...domain.models import AssertionKind
+from ...domain.sections import FactStatus, Section
+from ..normalize import fold
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+# Hard clause boundaries: punctuation and contrast conjunctions ("аллергий нет, а на пенициллин...").
+_CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s")
+_LIST_BREAK = re.compile(
+    r"[.;:!?()—–]|\s-\s|\s(?:а|но|однако|хотя|потому|поэтому|так как|что|который|которая|которые|когда|если"
+    r"|but|however|although|though|because|so|which|that|when|if|since)\s"
+)
+_EDGE = " \t,;:—–-("
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    low: str
+    breaks: tuple[int, ...]  # clause boundary positions
+
+    def clause(self, pos: int) -> tuple[int, int]:
+        start, end = 0, len(self.text)
+        for b in self.breaks:
+            if b <= pos:
+                start = b
+            else:
+                end = b
+                break
+        return start, end
+
+    def list_end(self, pos: int) -> int:
+        """Where an enumeration starting at ``pos`` must stop (commas and "и" do not stop it)."""
+        m = _LIST_BREAK.search(self.low, pos)
+        return m.start() if m else len(self.text)
+
+    def evidence(self, start: int, end: int) -> tuple[int, int]:
+        """The clause(s) around [start, end): what a reviewer needs to see the statement."""
+        return self.clause(start)[0], self.clause(max(start, end - 1))[1]
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    out, pos = [], 0
+    for m in [*_SENTENCE_END.finditer(text), None]:
+        end = m.start() if m else len(text)
+        piece = text[pos:end]
+        if piece.strip():
+            low = fold(piece)
+            breaks = tuple(sorted({b for m2 in _CLAUSE_BREAK.finditer(low) for b in (m2.start(), m2.end())}))
+            out.append(Sentence(piece, low, breaks))
+        pos = m.end() if m else len(text)
+    return out
+
+
+@dataclass
+class Draft:
+    """What a rule found, before the extractor turns it into a validated Assertion."""
+
+    section: Section
+    span: tuple[int, int]  # evidence span in the sentence
+    kind: AssertionKind = AssertionKind.FACT
+    name: str | None = None
+    hint: str | None = None
+    status: FactStatus | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    valid_from: str | None = None
+    valid_to: str | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    today: date | None  # the day the user said it; None: no clock, relative dates are skipped
+
+
+def edge_trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in _EDGE:
+        start += 1
+    while end > start and text[end - 1] in _EDGE + ".!?":
+        end -= 1
+    return start, end
+
+
+def rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# --- markers ------------------------------------------------------------------------------------
+INSTRUCTION = rx(
+    r"\b(?:ignore|disregard)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|your)\b"
+    r"|\bforget\s+(?:everything|all|what)\b|\b(?:delete|erase|remove|wipe)\s+(?:my|all|everything|the)\b"
+    r"|\bsystem\s+prompt\b|\byou\s+are\s+now\b|\bact\s+as\b|\bpretend\b|(?<!не\s)\bзабудь(?:те)?\b"
+    r"|\b(?:удали|удалите|сотри|сотрите|очисти|очистите|игнорируй|игнорируйте)\b|\bне\s+обращай\s+внимания\b"
+    r"|\bсбрось\b|\bты\s+теперь\b"
+)
+CORRECTION = rx(
+    r"\bя\s+ошиб(?:ся|лась)\b|\bошиб(?:ся|лась|лись)\b|\bна\s+самом\s+деле\b|\bточнее\b|\bвернее\b"
+    r"|\bпоправ(?:ка|лю|люсь)\b|\bисправ(?:лю|ляю|ление)\b|\bоговорил(?:ся|ась)\b|\bon\s+second\s+thought\b"
+    r"|\bactually\b|\bi\s+meant\b|\bcorrection\b|\bi\s+was\s+wrong\b|\bmy\s+(?:mistake|bad)\b"
+    r"|\bi\s+misspoke\b|\bscratch\s+that\b|\bsorry,?\s+i\s+mean\b"
+)
+REMEMBER = rx(
+    r"\bзапомни(?:те)?\b|\bне\s+забудь(?:те)?\b|\bучти(?:те)?\b|\bимей(?:те)?\s+в\s+виду\b"
+    r"|(?:^|[.!?]\s*)(?:please\s+)?remember\b(?!\s+(?:if|whether|when))|\bplease\s+remember\b"
+    r"|\bkeep\s+in\s+mind\b|\bnote\s+that\b"
+)
+HYPOTHETICAL = rx(
+    r"\b(?:можно|стоит|нужно|надо|нельзя)\s+ли\b|\bесли\b|\bхочу\b|\bхотел(?:а|и)?\s+бы\b|\bпланирую\b"
+    r"|\bсобираюсь\b|\bбуду\b|\bнужно\b|\bнадо\b|\bпосоветуйте\b|\bподскажите\b|\bможно\b|\bчто\s+делать\b"
+    r"|\b(?:can|could|should|may|shall|must)\s+i\b|\bis\s+it\s+(?:ok|okay|safe|fine|bad)\b|\bif\b"
+    r"|\bwant\s+to\b|\bgoing\s+to\b|\bplan(?:ning)?\s+to\b|\bwill\b|\bwould\b|\bneed\s+to\b"
+    r"|\bthinking\s+(?:about|of)\b|\bhow\s+(?:do|does|should|much|often)\b|\bwhat\s+(?:if|about)\b"
+)
+NEGATION = rx(
+    r"\b(?:не|нет|ни|никогда|никаких|никакой|no|not|never|none|n't|don't|dont|doesn't|didn't)\b|n't\b"
+)
+FIRST_PERSON = rx(r"\b(?:я|мне|меня|мной|мой|моя|мое|мои|моих|i|i'm|im|i've|i'd|me|my)\b")
+
+_RELATIVES_RU = {
+    Relative.MOTHER: "мама мамы маме маму мамой мать матери мамочка мамочки",
+    Relative.FATHER: "папа папы папе папу папой отец отца отцу отцом",
+    Relative.GRANDMOTHER: "бабушка бабушки бабушке бабушку бабушкой бабуля бабули",
+    Relative.GRANDFATHER: "дедушка дедушки дедушке дедушку дедушкой дед деда деду дедом",
+    Relative.BROTHER: "брат брата брату братом братья братьев",
+    Relative.SISTER: "сестра сестры сестре сестру сестрой",
+    Relative.SON: "сын сына сыну сыном",
+    Relative.DAUGHTER: "дочь дочери дочка дочки дочке дочку",
+    Relative.AUNT: "тетя тети тете тетю тетей",
+    Relative.UNCLE: "дядя дяди дяде дядю дядей",
+    Relative.OTHER: "родители родителей родственники родственников двоюродный двоюродная",
+}
+_RELATIVES_EN = {
+    Relative.MOTHER: "mother mom mum mommy mama",
+    Relative.FATHER: "father dad daddy papa",
+    Relative.GRANDMOTHER: "grandmother grandma granny nana",
+    Relative.GRANDFATHER: "grandfather grandpa granddad grandad",
+    Relative.BROTHER: "brother brothers",
+    Relative.SISTER: "sister sisters",
+    Relative.SON: "son",
+    Relative.DAUGHTER: "daughter",
+    Relative.AUNT: "aunt auntie",
+    Relative.UNCLE: "uncle",
+    Relative.OTHER: "parents grandparents cousin cousins siblings",
+}
+RELATIVE_BY_WORD = {
+    w: rel for table in (_RELATIVES_RU, _RELATIVES_EN) for rel, ws in table.items() for w in ws.split()
+}
+RELATIVE = rx(r"\b(?:" + "|".join(sorted(RELATIVE_BY_WORD, key=len, reverse=True)) + r")\b")
+FAMILY_WIDE = rx(
+    r"\bв\s+(?:моей\s+|нашей\s+)?семье\b|\bу\s+родственник\w*|\bнаследственн\w*|\bпо\s+наследству\b"
+    r"|\bruns\s+in\s+(?:my|our|the)\s+family\b|\bfamily\s+history\s+of\b|\bin\s+my\s+family\b"
+)
+_OTHERS = (
+    "муж мужа мужу жена жены жене друг друга другу подруга подруги подруге коллега коллеги сосед соседа "
+    "соседка ребенок ребенка ребенку дети детей кот кота кошка кошки собака собаки пес пса husband wife "
+    "friend partner boyfriend girlfriend colleague coworker neighbor neighbour roommate boss kid kids "
+    "child children baby dog cat"
+)
+_PERSON = r"(?:" + "|".join(sorted({*RELATIVE_BY_WORD, *_OTHERS.split()}, key=len, reverse=True)) + r")"
+THIRD_PARTY = rx(
+    r"\bу\s+(?:моего\s+|моей\s+|моих\s+|нашего\s+|нашей\s+|наших\s+)?" + _PERSON + r"\b"
+    r"|\b(?:мой|моя|мои|моего|моей|наш|наша|наши|my|our|his|her|their)\s+" + _PERSON + r"\b"
+    r"|^\s*" + _PERSON + r"\b"
+)
+
+
+# "He had many strokes", "Она болеет диабетом"; but "She prescribed me metformin" is about the user.
+_PRONOUN_SUBJECT = rx(r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|он|она|они)\b")
+
+
+def third_party_before(s: Sentence, pos: int) -> bool:
+    """Someone other than the user is the subject of the clause before ``pos``."""
+    start, end = s.clause(pos)
+    if THIRD_PARTY.search(s.low[start:pos]):
+        return True
+    return bool(_PRONOUN_SUBJECT.match(s.low[start:pos])) and not FIRST_PERSON.search(s.low[start:end])
+
+
+def hypothetical(s: Sentence, pos: int) -> bool:
+    """A question, plan or condition, not a statement of fact."""
+    start, end = s.clause(pos)
+    if HYPOTHETICAL.search(s.low[start:end]):
+        return True
+    return s.text.rstrip().endswith("?") and end >= len(s.text.rstrip()) - 1
+
+
+def negated(s: Sentence, start: int, end: int, window: int = 4) -> bool:
+    """A negation in the same clause: up to ``window`` words before the span, or "нет" right after."""
+    c_start, c_end = s.clause(start)
+    before = s.low[c_start:start].split()[-window:]
+    if any(NEGATION.fullmatch(w.strip(",.")) or w.endswith("n't") for w in before):
+        return True
+    after = s.low[end:c_end]
+    return bool(re.match(r"\s*(?:у\s+меня\s+)?(?:\w+\s+){0,2}?(?:нет|не\s+было)\b", after))
+
+
+def personal(s: Sentence, pos: int) -> bool:
+    start, end = s.clause(pos)
+    return bool(FIRST_PERSON.search(s.low[start:end]))

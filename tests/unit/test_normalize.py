@@ -1,0 +1,224 @@
+"""Normalisation: one canonical key per entity across inflections, brands and languages."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import re
+from collections import defaultdict
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from health_ltm.domain.sections import Section
+from health_ltm.write.normalize import find_terms, is_known_term, normalize_name, stem
+
+S = Section
+DRUG_NAMES = (
+    Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "drug-names" / "generic_to_brand.csv"
+)
+
+
+@pytest.mark.parametrize(
+    ("section", "names", "key"),
+    [
+        (
+            S.MEDICATIONS,
+            ["Энап", "энапа", "ЭНАП", "Enap", "эналаприл", "эналаприлом", "enalapril", "悦宁定", "Энап 5 мг"],
+            "enalapril",
+        ),
+        (
+            S.MEDICATIONS,
+            ["Нурофен", "Нурофеном", "нурофена", "Nurofen", "Advil", "ибупрофен", "布洛芬"],
+            "ibuprofen",
+        ),
+        (
+            S.MEDICATIONS,
+            ["метформин", "метформина", "Глюкофаж", "Сиофор", "Glucophage", "格华止", "二甲双胍"],
+            "metformin",
+        ),
+        (S.MEDICATIONS, ["Lipitor", "Аторис", "Липримар", "аторвастатин", "立普妥"], "atorvastatin"),
+        (
+            S.MEDICATIONS,
+            ["Аспирин", "Кардиомагнил", "ацетилсалициловой кислоты", "aspirin", "阿司匹林"],
+            "acetylsalicylic_acid",
+        ),
+        (
+            S.MEDICATIONS,
+            ["Парацетамол", "Панадол", "Тайленол", "Tylenol", "acetaminophen", "泰诺林"],
+            "paracetamol",
+        ),
+        (S.MEDICATIONS, ["Конкор", "Конкором", "bisoprolol"], "bisoprolol"),
+        (S.MEDICATIONS, ["Лозап", "Лозапа", "Cozaar", "лозартан"], "losartan"),
+        (
+            S.MEDICATIONS,
+            ["Л-тироксин", "Л-тироксином", "Эутирокс", "L-тироксин", "Synthroid", "thyroxine"],
+            "levothyroxine",
+        ),
+        (S.MEDICATIONS, ["Омез", "Омеза", "Prilosec", "омепразол"], "omeprazole"),
+        (S.MEDICATIONS, ["Ксарелто", "Xarelto"], "rivaroxaban"),
+        (S.MEDICATIONS, ["Эликвис", "Eliquis"], "apixaban"),
+        (S.MEDICATIONS, ["Но-шпа", "но шпа", "Но-шпу", "ношпой", "дротаверин"], "drotaverine"),
+        (S.MEDICATIONS, ["Амоксиклав", "Аугментин", "Augmentin"], "amoxicillin+clavulanic_acid"),
+        (S.MEDICATIONS, ["Цитрамон", "Excedrin"], "acetylsalicylic_acid+paracetamol+caffeine"),
+        (S.MEDICATIONS, ["Вентолин", "albuterol", "salbutamol"], "salbutamol"),
+        (S.ALLERGIES, ["арахис", "арахиса", "арахисовое масло", "peanuts", "peanut", "花生"], "peanut"),
+        (S.ALLERGIES, ["пенициллин", "пенициллину", "пенициллины", "penicillin", "青霉素"], "penicillin"),
+        (S.ALLERGIES, ["кошек", "кошачья шерсть", "cats", "猫毛"], "cat_dander"),
+        (
+            S.CHRONIC_CONDITIONS,
+            ["гипертония", "гипертонией", "гипертензия", "давление", "high blood pressure", "高血压"],
+            "hypertension",
+        ),
+        (
+            S.CHRONIC_CONDITIONS,
+            [
+                "диабет 2 типа",
+                "сахарный диабет 2-го типа",
+                "диабет второго типа",
+                "type 2 diabetes",
+                "2型糖尿病",
+            ],
+            "type_2_diabetes",
+        ),
+        (S.CHRONIC_CONDITIONS, ["астма", "астмой", "бронхиальная астма", "asthma", "哮喘"], "asthma"),
+        (
+            S.FAMILY_HISTORY,
+            ["инфаркт", "инфарктом", "heart attack", "myocardial infarction"],
+            "myocardial_infarction",
+        ),
+        (
+            S.SYMPTOMS,
+            ["головная боль", "голова болит", "болит голова", "headache", "my head hurts", "头痛"],
+            "headache",
+        ),
+        (S.SYMPTOMS, ["болит колено", "боль в колене", "knee hurts"], "knee_pain"),
+        (
+            S.SURGERIES,
+            ["удалили аппендикс", "аппендэктомия", "appendectomy", "appendix removed"],
+            "appendectomy",
+        ),
+        (
+            S.INJURIES,
+            ["сломал руку", "Сломала руку", "перелом руки", "broke my arm", "arm fracture"],
+            "arm_fracture",
+        ),
+        (
+            S.VACCINATIONS,
+            ["прививка от гриппа", "прививку от гриппа", "flu shot", "influenza", "流感疫苗"],
+            "influenza",
+        ),
+        (S.LIFESTYLE, ["вегетарианец", "не ем мясо", "vegetarian"], "diet"),
+        (S.LIFESTYLE, ["курю пачку в день", "курение", "I smoke"], "smoking"),
+    ],
+)
+def test_the_same_entity_meets_at_one_key(section: Section, names: list[str], key: str) -> None:
+    assert {name: normalize_name(section, name).key for name in names} == dict.fromkeys(names, key)
+
+
+@pytest.mark.parametrize(
+    ("raw", "human", "code"),
+    [
+        ("Энап", "эналаприл", "C09AA02"),
+        ("Enap", "enalapril", "C09AA02"),
+        ("悦宁定", "依那普利", "C09AA02"),
+        ("格华止", "二甲双胍", "A10BA02"),
+        ("Нурофеном", "ибупрофен", "M01AE01"),
+    ],
+)
+def test_name_normalized_stays_in_the_users_script_with_its_code(raw: str, human: str, code: str) -> None:
+    result = normalize_name(S.MEDICATIONS, raw)
+    assert (result.name_normalized, result.code) == (human, code)
+
+
+def test_conditions_carry_icd10() -> None:
+    assert normalize_name(S.CHRONIC_CONDITIONS, "гипертония").code == "I10"
+    assert normalize_name(S.CHRONIC_CONDITIONS, "диабет 2 типа").code == "E11"
+    assert normalize_name(S.SYMPTOMS, "болит голова").code == "R51"
+
+
+def test_unknown_names_fall_back_to_a_stemmed_key_so_inflections_meet() -> None:
+    keys = {normalize_name(S.MEDICATIONS, n).key for n in ["Фуфломицин", "фуфломицином", "Фуфломицина 10 мг"]}
+    assert keys == {"фуфломицин"}
+
+
+def test_the_models_hint_is_used_when_the_raw_name_is_unknown() -> None:
+    result = normalize_name(S.MEDICATIONS, "мои таблетки от давления", "эналаприл")
+    assert result.key == "enalapril"
+    fallback = normalize_name(S.MEDICATIONS, "сироп от кашля", "Доктор Мом")
+    assert (fallback.key, fallback.name_normalized) == ("доктор_мом", "доктор мом")
+
+
+def test_stemmer_is_small_and_predictable() -> None:
+    assert [stem(w) for w in ["нурофена", "нурофеном", "метформина", "эналаприлом", "аллергии"]] == [
+        "нурофен",
+        "нурофен",
+        "метформин",
+        "эналаприл",
+        "аллерг",
+    ]
+    assert [stem(w) for w in ["peanuts", "allergies", "2-го", "второго"]] == ["peanut", "allergy", "2", "2"]
+
+
+def test_known_terms_and_find_terms_spans() -> None:
+    assert is_known_term("пенициллин") and is_known_term("Энап 5 мг") and not is_known_term("да")
+    text = "Пью Энап и Конкор"
+    assert [text[t.start : t.end] for t in find_terms(("drug",), text)] == ["Энап", "Конкор"]
+
+
+def _table() -> dict:
+    return json.loads(resources.files("health_ltm.data").joinpath("synonyms.json").read_text("utf-8"))
+
+
+def test_table_keys_are_stable_ascii_and_aliases_are_unambiguous() -> None:
+    table = _table()
+    for kind, entries in table.items():
+        if kind.startswith("_") or not isinstance(entries, list):
+            continue
+        owners: dict[str, str] = {}
+        for entry in entries:
+            assert re.fullmatch(r"[a-z0-9_+]+", entry["key"]), entry["key"]
+            for alias in [entry.get("ru"), entry.get("en"), entry.get("zh"), *entry.get("aliases", [])]:
+                if not alias:
+                    continue
+                phrase = " ".join(
+                    stem(w) for w in re.findall(r"[0-9a-zа-я]+(?:['-][0-9a-zа-я]+)*", alias.lower())
+                )
+                phrase = phrase or alias
+                assert owners.setdefault(phrase, entry["key"]) == entry["key"], (kind, alias, owners[phrase])
+
+
+def test_table_size_meets_the_brief() -> None:
+    drugs = _table()["drug"]
+    ru = sum(1 for e in drugs for a in e["aliases"] if re.search("[а-я]", a))
+    en = sum(1 for e in drugs for a in e["aliases"] if re.fullmatch(r"[a-z0-9 .'/+-]+", a))
+    zh = sum(1 for e in drugs for a in [e.get("zh"), *e["aliases"]] if a and re.search(r"[\u4e00-\u9fff]", a))
+    assert (ru >= 80, en >= 40, zh >= 15) == (True, True, True), (ru, en, zh)
+
+
+@pytest.mark.skipif(not DRUG_NAMES.exists(), reason=f"dataset not present at {DRUG_NAMES}")
+def test_coverage_of_english_brands_from_rxnorm_derived_list(record_property) -> None:
+    """Measure, do not tune: how many EN brands of generic_to_brand.csv the table maps right.
+
+    A brand counts as correct when the table knows it and its key (or one component of a
+    fixed combination) is the key its listed generic normalises to."""
+    generics_of: dict[str, set[str]] = defaultdict(set)
+    with DRUG_NAMES.open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            for brand in ast.literal_eval(row["brand"])[0]:
+                generics_of[brand].add(row["generic"])
+    known = correct = 0
+    for brand, generics in generics_of.items():
+        if not is_known_term(brand):
+            continue
+        known += 1
+        expected = {normalize_name(S.MEDICATIONS, g).key for g in generics}
+        if set(normalize_name(S.MEDICATIONS, brand).key.split("+")) & expected:
+            correct += 1
+    coverage, precision = correct / len(generics_of), correct / known
+    record_property("drug_brand_coverage", f"{correct}/{len(generics_of)}")
+    print(f"\nEN brand coverage: {correct}/{len(generics_of)} = {coverage:.1%}; precision {correct}/{known}")
+    assert precision >= 0.95  # what the table claims must be right
+    assert correct >= 150  # a floor against regressions, not a target
