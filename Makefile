@@ -43,11 +43,17 @@ synth: $(STAMP) $(NODE_STAMP)
 openapi: $(STAMP)
 	$(PY) -m health_ltm.handlers.openapi > docs/openapi.json
 
+## Benchmarks (medians and p95, side by side): results in docs/bench/.
 bench: $(STAMP)
 	$(PY) -m bench
 
+## Evaluation by level (classifier, extraction, transitions, retrieval, end to end): docs/eval/.
 eval: $(STAMP)
 	$(PY) -m bench.eval
+
+## A bounded load run against a local stack on loopback: docs/bench/load.md.
+load: $(STAMP)
+	$(PY) -m bench.load
 
 clean:
 	rm -rf $(VENV) node_modules cdk.out .ltm

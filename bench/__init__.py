@@ -1,0 +1,1 @@
+"""Benchmarks (`make bench`), evaluation (`make eval`) and the load run (`make load`)."""
