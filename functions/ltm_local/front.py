@@ -38,6 +38,7 @@ log = logging.getLogger("ltm.front")
 
 PUBLIC_GET_PATHS = frozenset({"/v1/health", "/v1/openapi.json", "/v1/docs", "/v1/docs.json"})
 INTERNAL_PREFIX = "/v1/internal"
+LOCAL_INTERNAL_CALLER = "arn:aws:sts::123456789012:assumed-role/local-internal-caller/local"
 CONTROL_PREFIX = "/_ltm/"
 _NO_SUCH_ROUTE = "MissingAuthenticationTokenException"
 _HOP_BY_HOP = frozenset({"connection", "content-length", "transfer-encoding", "keep-alive"})
@@ -183,6 +184,12 @@ class _RequestHandler(BaseHTTPRequestHandler):
             account_id=front.account_id,
         )
         event["requestContext"]["requestId"] = request_id
+        if is_internal(path):
+            # As API Gateway delivers an IAM-authorised route: its own resource, a SigV4 caller.
+            event["resource"] = event["requestContext"]["resourcePath"] = path
+            event["pathParameters"] = None
+            event["requestContext"]["identity"]["userArn"] = LOCAL_INTERNAL_CALLER
+            event["requestContext"]["identity"]["caller"] = "AROALOCALINTERNAL:local"
         try:
             result = front.invoker.invoke("api", event)
             status, headers, payload = _integration_response(result)

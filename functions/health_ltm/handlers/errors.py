@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError, UnauthorizedError
+from aws_lambda_powertools.event_handler.exceptions import (
+    ForbiddenError,
+    NotFoundError,
+    ServiceError,
+    UnauthorizedError,
+)
 from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestUnsupportedContentType,
     RequestValidationError,
@@ -57,6 +62,10 @@ def register(app: APIGatewayRestResolver) -> None:
     @app.exception_handler(UnauthorizedError)
     def _unauthorized(exc: UnauthorizedError) -> Response:
         return problem(401, "Unauthorized", "a valid token is required")
+
+    @app.exception_handler(ForbiddenError)
+    def _forbidden(exc: ForbiddenError) -> Response:
+        return problem(403, "Forbidden", "not allowed for this caller")
 
     @app.exception_handler(PayloadTooLarge)
     def _too_large(exc: PayloadTooLarge) -> Response:

@@ -1,0 +1,1 @@
+"""Documented data (lab results, uploaded documents, appointments) from other services."""
