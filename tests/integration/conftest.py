@@ -23,9 +23,11 @@ class Cloud:
     def receive(self, queue_url: str, max_messages: int = 10) -> list[dict]:
         import boto3
 
-        return boto3.client("sqs").receive_message(
-            QueueUrl=queue_url, MaxNumberOfMessages=max_messages, AttributeNames=["All"]
-        ).get("Messages", [])
+        return (
+            boto3.client("sqs")
+            .receive_message(QueueUrl=queue_url, MaxNumberOfMessages=max_messages, AttributeNames=["All"])
+            .get("Messages", [])
+        )
 
 
 @pytest.fixture
@@ -48,7 +50,9 @@ def cloud(aws, monkeypatch, tmp_path) -> Iterator[Cloud]:
         dlq = sqs.create_queue(
             QueueName=queue_name("it", spec, dead_letter=True), Attributes=queue_attributes(spec)
         )["QueueUrl"]
-        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"][
+            "QueueArn"
+        ]
         urls[spec.name] = sqs.create_queue(
             QueueName=queue_name("it", spec), Attributes=queue_attributes(spec, dlq_arn)
         )["QueueUrl"]
@@ -72,8 +76,14 @@ def context(function: str = "api"):
     return LambdaContext(function, timeout_s=30)
 
 
-def api_event(method: str, path: str, user: str | None = "alice", body: dict | None = None,
-              query: dict | None = None, headers: dict | None = None) -> dict:
+def api_event(
+    method: str,
+    path: str,
+    user: str | None = "alice",
+    body: dict | None = None,
+    query: dict | None = None,
+    headers: dict | None = None,
+) -> dict:
     """An API Gateway REST proxy event like the real one, for any route and user."""
     event = load_event("api_get_facts.json")
     event["httpMethod"] = method

@@ -47,7 +47,9 @@ def story(cloud):
 
 
 def test_medication_story_through_the_api_leaves_one_fact_with_four_events(story):
-    status, facts = call(api_event("GET", "/v1/facts", query={"section": "medications", "include_inactive": "true"}))
+    status, facts = call(
+        api_event("GET", "/v1/facts", query={"section": "medications", "include_inactive": "true"})
+    )
     assert status == 200
     (fact,) = facts["facts"]
     assert fact["status"] == "stopped" and fact["attributes"]["dose_value"] == 1000
@@ -104,11 +106,19 @@ def test_another_users_fact_is_not_found(story):
 def test_patch_needs_the_current_version_and_is_recorded(story):
     _, facts = call(api_event("GET", "/v1/facts", query={"section": "allergies"}))
     fact = facts["facts"][0]
-    stale = api_event("PATCH", f"/v1/facts/{fact['id']}", body={"attributes": {"reaction": "hives"}},
-                      headers={"If-Match": str(fact["version"] + 1)})
+    stale = api_event(
+        "PATCH",
+        f"/v1/facts/{fact['id']}",
+        body={"attributes": {"reaction": "hives"}},
+        headers={"If-Match": str(fact["version"] + 1)},
+    )
     assert call(stale)[0] == 412
-    fresh = api_event("PATCH", f"/v1/facts/{fact['id']}", body={"attributes": {"reaction": "hives"}},
-                      headers={"If-Match": f'"{fact["version"]}"'})
+    fresh = api_event(
+        "PATCH",
+        f"/v1/facts/{fact['id']}",
+        body={"attributes": {"reaction": "hives"}},
+        headers={"If-Match": f'"{fact["version"]}"'},
+    )
     status, edited = call(fresh)
     assert status == 200 and edited["attributes"]["reaction"] == "hives"
     _, detail = call(api_event("GET", f"/v1/facts/{fact['id']}"))
@@ -160,7 +170,9 @@ def test_the_same_fragment_id_twice_is_processed_once(cloud):
     drain_extraction(cloud)
     _, exported = call(api_event("GET", "/v1/export"))
     assert len(exported["fragments"]) == 1
-    assert [e["type"] for e in exported["history"] if e["fact_id"] != "section-allergies"] == ["first_mention"]
+    assert [e["type"] for e in exported["history"] if e["fact_id"] != "section-allergies"] == [
+        "first_mention"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -168,12 +180,30 @@ def test_the_same_fragment_id_twice_is_processed_once(cloud):
     [
         ({"method": "GET", "path": "/v1/facts", "user": None}, 401),
         ({"method": "POST", "path": "/v1/fragments", "body": {"session_id": "s", "messages": []}}, 422),
-        ({"method": "POST", "path": "/v1/fragments",
-          "body": {"session_id": "s", "messages": [{"role": "user", "text": "x"}] * 41}}, 413),
-        ({"method": "POST", "path": "/v1/fragments",
-          "body": {"session_id": "s", "messages": [{"role": "user", "text": "a" * 4001}]}}, 413),
-        ({"method": "POST", "path": "/v1/fragments",
-          "body": {"session_id": "s", "messages": [{"role": "doctor", "text": "hello there"}]}}, 422),
+        (
+            {
+                "method": "POST",
+                "path": "/v1/fragments",
+                "body": {"session_id": "s", "messages": [{"role": "user", "text": "x"}] * 41},
+            },
+            413,
+        ),
+        (
+            {
+                "method": "POST",
+                "path": "/v1/fragments",
+                "body": {"session_id": "s", "messages": [{"role": "user", "text": "a" * 4001}]},
+            },
+            413,
+        ),
+        (
+            {
+                "method": "POST",
+                "path": "/v1/fragments",
+                "body": {"session_id": "s", "messages": [{"role": "doctor", "text": "hello there"}]},
+            },
+            422,
+        ),
         ({"method": "POST", "path": "/v1/context", "body": {"query": ""}}, 422),
         ({"method": "GET", "path": "/v1/nowhere"}, 404),
         ({"method": "GET", "path": "/v1/facts/not%20an%20id"}, 422),
@@ -187,7 +217,9 @@ def test_bad_input_gets_a_clear_4xx_problem(cloud, event_kwargs, status):
 
 
 def test_wrong_content_type_is_refused(cloud):
-    event = api_event("POST", "/v1/fragments", body={"session_id": "s", "messages": [{"role": "user", "text": "hi"}]})
+    event = api_event(
+        "POST", "/v1/fragments", body={"session_id": "s", "messages": [{"role": "user", "text": "hi"}]}
+    )
     event["headers"]["Content-Type"] = "text/plain"
     assert call(event)[0] == 415
 
@@ -200,6 +232,11 @@ def test_invalid_json_is_a_4xx(cloud):
 
 def test_errors_never_echo_what_the_user_sent(cloud):
     secret = "Секретный диагноз: ВИЧ"
-    _, body = call(api_event("POST", "/v1/fragments", body={"session_id": "s", "messages": [
-        {"role": "user", "text": secret, "unexpected": True}]}))
+    _, body = call(
+        api_event(
+            "POST",
+            "/v1/fragments",
+            body={"session_id": "s", "messages": [{"role": "user", "text": secret, "unexpected": True}]},
+        )
+    )
     assert secret not in str(body) and "ВИЧ" not in str(body)

@@ -11,8 +11,14 @@ DOCUMENT = {
     "source_type": "lab_result",
     "document_id": "emr-2026-0042",
     "document_date": "2026-10-14",
-    "facts": [{"section": "allergies", "name": "пенициллин", "status": "present",
-               "attributes": {"reaction": "крапивница"}}],
+    "facts": [
+        {
+            "section": "allergies",
+            "name": "пенициллин",
+            "status": "present",
+            "attributes": {"reaction": "крапивница"},
+        }
+    ],
 }
 
 
@@ -27,8 +33,13 @@ def internal_event(body: dict, iam: bool = True) -> dict:
 
 
 def test_ingested_document_and_the_users_own_words_are_both_shown_with_the_discrepancy(cloud):
-    call(api_event("POST", "/v1/fragments", body={"session_id": "s1", "messages": [
-        {"role": "user", "text": "Аллергий нет"}]}))
+    call(
+        api_event(
+            "POST",
+            "/v1/fragments",
+            body={"session_id": "s1", "messages": [{"role": "user", "text": "Аллергий нет"}]},
+        )
+    )
     drain_extraction(cloud)
     status, out = call(internal_event(DOCUMENT))
     assert status == 201 and len(out["fact_ids"]) == 1

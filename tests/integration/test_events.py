@@ -30,8 +30,11 @@ EXPECTED_STATUS = {
 
 
 def test_every_event_file_is_covered():
-    handled = set(EXPECTED_STATUS) | {"sqs_extraction_batch.json", "sqs_maintenance_batch.json",
-                                      "eventbridge_schedule.json"}
+    handled = set(EXPECTED_STATUS) | {
+        "sqs_extraction_batch.json",
+        "sqs_maintenance_batch.json",
+        "eventbridge_schedule.json",
+    }
     assert set(ALL_EVENTS) == handled
 
 
@@ -90,5 +93,7 @@ def test_events_are_real_shapes():
         elif name.startswith("sqs_"):
             assert all(r["eventSource"] == "aws:sqs" for r in event["Records"])
         if name == "sqs_extraction_batch.json":
-            assert all({"MessageGroupId", "MessageDeduplicationId", "SequenceNumber"} <= set(r["attributes"])
-                       for r in event["Records"])
+            assert all(
+                {"MessageGroupId", "MessageDeduplicationId", "SequenceNumber"} <= set(r["attributes"])
+                for r in event["Records"]
+            )

@@ -20,13 +20,24 @@ def test_a_whole_flow_logs_no_health_data(cloud, capsys, caplog):
     caplog.set_level(logging.DEBUG)
     caplog.set_level(logging.DEBUG, logger="aws_lambda_powertools")
     for text in SAID:
-        call(api_event("POST", "/v1/fragments", body={"session_id": "s1", "messages": [{"role": "user", "text": text}]}))
+        call(
+            api_event(
+                "POST",
+                "/v1/fragments",
+                body={"session_id": "s1", "messages": [{"role": "user", "text": text}]},
+            )
+        )
     drain_extraction(cloud)
     call(api_event("POST", "/v1/context", body={"query": "Можно ли мне ибупрофен от головной боли?"}))
     call(api_event("GET", "/v1/facts"))
     call(api_event("GET", "/v1/export"))
-    call(api_event("POST", "/v1/fragments", body={"session_id": "s1", "messages": [
-        {"role": "user", "text": "арахис " * 5000}]}))  # an error path too
+    call(
+        api_event(
+            "POST",
+            "/v1/fragments",
+            body={"session_id": "s1", "messages": [{"role": "user", "text": "арахис " * 5000}]},
+        )
+    )  # an error path too
     call(api_event("DELETE", "/v1/me"))
     captured = capsys.readouterr()
     everything = captured.out + captured.err + caplog.text

@@ -59,13 +59,27 @@ EXPECTED_HISTORY = {
 def live_180_days():
     clock = FixedClock(T0)
     repo = InMemoryRepository()
-    write = WritePath(repo, RuleSectionClassifier(), RuleExtractor(clock=clock), clock, new_ulid,
-                      LocalVectorIndex(None), HashingEmbedder())
+    write = WritePath(
+        repo,
+        RuleSectionClassifier(),
+        RuleExtractor(clock=clock),
+        clock,
+        new_ulid,
+        LocalVectorIndex(None),
+        HashingEmbedder(),
+    )
     policies_applied: list[tuple[int, str]] = []
     for day in range(181):
         if day in LIFE:
-            fragment = submit_fragment(repo, _Queue(), clock, new_ulid, "u", f"s{day}",
-                                       [Message(role=Role.USER, text=LIFE[day], at=clock.now())])
+            fragment = submit_fragment(
+                repo,
+                _Queue(),
+                clock,
+                new_ulid,
+                "u",
+                f"s{day}",
+                [Message(role=Role.USER, text=LIFE[day], at=clock.now())],
+            )
             write.process("u", fragment.id)
         report = run_user(repo, "u", clock, new_ulid, normalize=canonical_key)
         policies_applied.extend((day, c.policy) for c in report.changes)
@@ -80,7 +94,7 @@ class _Queue:
 
 
 def test_180_days_end_in_the_expected_states_and_histories():
-    repo, clock, policies = live_180_days()
+    repo, _clock, policies = live_180_days()
     memory = repo.load_memory("u")
     state = {(f.section.value, f.key): (f.status.value, f.stage.value) for f in memory.facts}
     assert state == EXPECTED_STATE
