@@ -175,7 +175,7 @@ def _decide_fact(
                 )
             )
 
-    changed = (
+    changed = bool(
         status != existing.status
         or new_attributes != existing.attributes
         or existing.deleted_at is not None

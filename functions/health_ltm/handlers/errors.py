@@ -95,7 +95,8 @@ def register(app: APIGatewayRestResolver) -> None:
 
     @app.exception_handler(ServiceError)
     def _service(exc: ServiceError) -> Response:
-        return problem(exc.status_code, "Error", exc.msg if exc.status_code < 500 else "internal error")
+        detail = str(exc.msg) if exc.status_code < 500 else "internal error"
+        return problem(exc.status_code, "Error", detail)
 
     @app.exception_handler(Exception)
     def _unexpected(exc: Exception) -> Response:

@@ -7,6 +7,8 @@ SQS redelivers it and, after maxReceiveCount, parks it in the DLQ. Records of ot
 
 from __future__ import annotations
 
+from typing import Any
+
 from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
 from aws_lambda_powertools.utilities.parser.models import SqsRecordModel
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -39,7 +41,7 @@ def process_record(record: ExtractionRecord) -> str:
 @logger.inject_lambda_context(log_event=False)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
-def handler(event: dict, context: LambdaContext) -> dict:
+def handler(event: dict, context: LambdaContext) -> Any:
     processor = SqsFifoPartialProcessor(model=ExtractionRecord, skip_group_on_error=True)
     return process_partial_response(
         event=event, record_handler=process_record, processor=processor, context=context

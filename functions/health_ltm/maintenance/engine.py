@@ -127,17 +127,16 @@ def _due(fact: Fact, today: date, ctx: DecisionContext, table: PolicyTable) -> F
     policy = table.sections[fact.section]
     version = table.version
     age_days = (today - fact.last_confirmed_at.date()).days
-    if fact.stage is Stage.CANDIDATE and policy.candidate_lapse_days:
-        if (today - fact.first_mentioned_at.date()).days >= policy.candidate_lapse_days:
+    if fact.stage is Stage.CANDIDATE:
+        lapse = policy.candidate_lapse_days
+        if lapse and (today - fact.first_mentioned_at.date()).days >= lapse:
             return policy_change(fact, {"stage": Stage.DEPRECATED}, "candidate_lapsed", version, ctx)
         return None
     if fact.stage not in (Stage.ACTIVE, Stage.STABLE):
         return None
-    resolvable = not policy.never_expires and policy.resolve_after_days and fact.status is FactStatus.PRESENT
-    if resolvable and age_days >= policy.resolve_after_days:
-        presumed_end = (
-            (fact.last_confirmed_at + timedelta(days=policy.resolve_after_days)).date().isoformat()
-        )
+    resolve_after = None if policy.never_expires else policy.resolve_after_days
+    if resolve_after and fact.status is FactStatus.PRESENT and age_days >= resolve_after:
+        presumed_end = (fact.last_confirmed_at + timedelta(days=resolve_after)).date().isoformat()
         return policy_change(
             fact,
             {"status": FactStatus.RESOLVED, "valid_to": fact.valid_to or presumed_end},
@@ -147,7 +146,8 @@ def _due(fact: Fact, today: date, ctx: DecisionContext, table: PolicyTable) -> F
         )
     if policy.stop_at_course_end and fact.status in (FactStatus.ACTIVE, FactStatus.PRESCRIBED):
         course_end = fact.attributes.get("course_end")
-        if course_end and _parse_day(course_end) is not None and _parse_day(course_end) <= today:
+        end_day = _parse_day(course_end) if course_end else None
+        if end_day is not None and end_day <= today:
             return policy_change(
                 fact, {"status": FactStatus.STOPPED, "valid_to": course_end}, "course_ended", version, ctx
             )

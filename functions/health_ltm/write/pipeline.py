@@ -32,6 +32,7 @@ from ..ports import (
     Extractor,
     FactWrite,
     FragmentGone,
+    MemoryRepository,
     SectionClassifier,
     SectionWrite,
     VectorIndex,
@@ -52,7 +53,7 @@ class Outcome:
 
 @dataclass
 class WritePath:
-    repository: object  # MemoryRepository (DynamoRepository or InMemoryRepository)
+    repository: MemoryRepository  # DynamoRepository in AWS and locally, InMemoryRepository in tests
     classifier: SectionClassifier
     extractor: Extractor
     clock: Clock
@@ -81,17 +82,17 @@ class WritePath:
         filtered = filter_messages(fragment.messages)
         if filtered.all_filtered:
             reasons = sorted({d.reason for d in filtered.dropped}) or ["empty"]
-            rejected = [{"section": None, "reason": f"quality_filter:{r}"} for r in reasons]
+            filtered_out = [{"section": None, "reason": f"quality_filter:{r}"} for r in reasons]
             repo.transition_fragment(
                 user_id,
                 fragment,
                 FragmentStatus.REJECTED,
                 [FragmentStatus.PROCESSING],
-                rejected=rejected,
+                rejected=filtered_out,
                 reason="quality_filter",
             )
             metrics.add_metric(name="FragmentRejected", unit=MetricUnit.Count, value=1)
-            return Outcome(FragmentStatus.REJECTED, rejected=rejected)
+            return Outcome(FragmentStatus.REJECTED, rejected=filtered_out)
 
         kept: list[Message] = list(filtered.kept)
         sections = self.classifier.classify(kept)
