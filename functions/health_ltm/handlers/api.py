@@ -7,7 +7,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..observability import logger, metrics, tracer
 from ..read.tokens import warm_up_in_background
-from . import internal_routes  # noqa: F401  (registers the IAM-only routes on the app)
 from .api_app import app
 
 # Load the tokenizer while the container starts, off the request path (~0.5 s of work).

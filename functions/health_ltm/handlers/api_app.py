@@ -247,3 +247,7 @@ def _fact_out(fact) -> FactOut:
         version=fact.version,
         deleted=fact.is_deleted,
     )
+
+
+# The IAM-only routes for other services live apart; importing them registers them on `app`.
+from . import internal_routes  # noqa: E402, F401
