@@ -29,6 +29,7 @@ import time
 import traceback
 import urllib.error
 import urllib.request
+import warnings
 from pathlib import Path
 
 from .config import FUNCTIONS, StackConfig, apply_environment, handler_environment, restore_environment
@@ -258,6 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Powertools warns on every invocation that emits no business metric: noise on a console.
+    warnings.filterwarnings("ignore", message="No application metrics to publish")
     args = build_parser().parse_args(argv)
     _setup_logging(verbose=args.command == "run")
     try:
