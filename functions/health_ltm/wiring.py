@@ -93,6 +93,15 @@ def vector_index() -> VectorIndex:
 
 
 @lru_cache(maxsize=1)
+def episode_stats():
+    """Per-container batch of episode retrieval counts (flushed in the background)."""
+    from .maintenance.policies import load_policies
+    from .read.episode_stats import EpisodeStats
+
+    return EpisodeStats(repository(), due_after_days=load_policies().episodes.archive_after_days)
+
+
+@lru_cache(maxsize=1)
 def query_classifier():
     from .read.classify import QueryClassifier
 
@@ -128,10 +137,11 @@ def reset() -> None:
         extractor,
         embedder,
         vector_index,
+        episode_stats,
         query_classifier,
         write_path,
     ):
-        factory.cache_clear()
+        getattr(factory, "cache_clear", lambda: None)()  # tests may have replaced a factory
 
 
 def canonical_key(section, name: str) -> str:
@@ -139,3 +149,16 @@ def canonical_key(section, name: str) -> str:
     from .write.normalize import normalize_name
 
     return normalize_name(section, name, None).key
+
+
+# ---------------------------------------------------------------------- chat (issue 8)
+def chat_model():
+    """The chat model client (settings.chat_model), or None when no model is configured: then
+    POST /v1/chat still buffers the user's turn and answers 503. Not cached: cheap to build, and
+    the OpenAI client underneath is cached per endpoint and key."""
+    settings = get_settings()
+    if not settings.model_configured:
+        return None
+    from .chat.service import OpenAIChatModel
+
+    return OpenAIChatModel(settings)
