@@ -37,6 +37,8 @@ class Config:
     deletion_protection: bool = True
     powertools_layer_version: int = 38
     maintenance_schedule: str = "cron(0 3 * * ? *)"
+    # A light, frequent run that only flushes chat sessions idle past LTM_CHAT_IDLE_MINUTES.
+    session_sweep_schedule: str = "rate(5 minutes)"
     user_pool_arn: str = ""
     cors_origin: str = "*"
     throttle_rate_limit: int = 50

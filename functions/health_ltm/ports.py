@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .domain.models import (
     Assertion,
@@ -25,6 +25,9 @@ from .domain.models import (
     UserMemory,
 )
 from .domain.sections import Section
+
+if TYPE_CHECKING:
+    from .chat.models import SessionBuffer
 
 
 class Clock(Protocol):
@@ -141,6 +144,15 @@ class MemoryRepository(Protocol):
     def get_episode(self, user_id: str, episode_id: str) -> Episode | None: ...
     def delete_episode(self, user_id: str, episode_id: str) -> None: ...
     def list_episodes(self, user_id: str) -> list[Episode]: ...
+    def add_episode_retrievals(self, user_id: str, episode_id: str, count: int, last_at: datetime) -> bool:
+        """Batched read statistics: add ``count``, move last_retrieved_at forward only. Never
+        creates a row (an erased episode stays gone); False when there is none."""
+        ...
+
+    def update_episode(self, user_id: str, episode: Episode, seen_last_retrieved_at: datetime | None) -> None:
+        """Rewrite the row's own fields (never its retrieval statistics) if it still exists and
+        was not retrieved since it was read; ConflictError otherwise."""
+        ...
 
     # maintenance
     def list_active_users(self, day: str) -> list[str]: ...
@@ -154,6 +166,28 @@ class MemoryRepository(Protocol):
     def erase(self, user_id: str) -> int:
         """Delete every item of the user; returns the number of items deleted."""
         ...
+
+    # chat session buffers (issue 8): SK SESS#<session_id>; see chat/sessions.py
+    def get_session(self, user_id: str, session_id: str) -> SessionBuffer | None:
+        """The session's buffer, read consistently; None when the session was never seen."""
+        ...
+
+    def put_session(self, user_id: str, buffer: SessionBuffer, expected_version: int) -> bool:
+        """Replace the buffer if its stored version is ``expected_version`` (0: must not exist yet);
+        False when another writer came first. Writes the idle marker while ``idle_due`` is set."""
+        ...
+
+    def list_open_sessions(self, user_id: str) -> list[SessionBuffer]:
+        """The user's buffers with anything pending or claimed (one query in the user's partition)."""
+        ...
+
+    def list_due_sessions(self, day: str, until: datetime) -> list[tuple[str, str]]:
+        """(user_id, session_id) of buffers whose idle marker is on ``day`` and due by ``until``
+        (the sparse index, never a Scan)."""
+        ...
+
+    def get_session_sweep_day(self) -> str | None: ...
+    def put_session_sweep_day(self, day: str) -> None: ...
 
 
 class FragmentQueue(Protocol):
@@ -175,6 +209,11 @@ class VectorIndex(Protocol):
 
     def search(self, user_id: str, vector: list[float], k: int) -> list[EpisodeHit]: ...
     def delete_user(self, user_id: str) -> int: ...
+    def delete_documents(self, user_id: str, doc_ids: Sequence[str]) -> int:
+        """Delete these documents where they belong to the user (others' ids are ignored);
+        returns how many were deleted. Already-deleted ids are not an error."""
+        ...
+
     def count_user(self, user_id: str) -> int: ...
 
 

@@ -35,6 +35,14 @@ class Settings(BaseSettings):
     context_default_tokens: int = Field(default=400, alias="LTM_CONTEXT_DEFAULT_TOKENS")
     episode_timeout_s: float = Field(default=0.25, alias="LTM_EPISODE_TIMEOUT_S")
     cors_origin: str = Field(default="*", alias="LTM_CORS_ORIGIN")
+    # ---------------------------------------------------------------- chat (POST /v1/chat, issue 8)
+    # A session's buffered turns become one fragment after this many user turns, at
+    # POST /v1/sessions/{id}/end, when idle this long (found by the maintenance schedule), or when
+    # the user starts another session.
+    chat_flush_user_turns: int = Field(default=6, ge=1, le=20, alias="LTM_CHAT_FLUSH_TURNS")
+    chat_idle_minutes: float = Field(default=30.0, gt=0, alias="LTM_CHAT_IDLE_MINUTES")
+    chat_history_turns: int = Field(default=12, ge=0, le=40, alias="LTM_CHAT_HISTORY_TURNS")
+    chat_context_tokens: int = Field(default=600, ge=50, le=4000, alias="LTM_CHAT_CONTEXT_TOKENS")
 
     @property
     def model_configured(self) -> bool:

@@ -81,13 +81,22 @@ class _DirtyTracker:
         self._app = app
         self._dirty = threading.Event()
         self._dirty.set()  # first snapshot always runs
+        # moto's DynamoDB is not safe under concurrent requests: a failed TransactWriteItems
+        # restores a deep copy of the whole table taken when it started (undoing writes other
+        # threads made meanwhile), and the copy itself breaks on a table changed mid-copy. DynamoDB
+        # requests run one at a time here, so the emulator is linearizable like the real service.
+        self._dynamodb = threading.Lock()
 
     def __call__(self, environ, start_response):
         target = environ.get("HTTP_X_AMZ_TARGET", "")
-        is_write = target.startswith("DynamoDB_") and target.rpartition(".")[2] not in _DYNAMODB_READS
+        is_dynamodb = target.startswith("DynamoDB_")
+        is_write = is_dynamodb and target.rpartition(".")[2] not in _DYNAMODB_READS
         if is_write:
             self._dirty.set()
         try:
+            if is_dynamodb:
+                with self._dynamodb:
+                    return self._app(environ, start_response)
             return self._app(environ, start_response)
         finally:
             # Set again after the write is applied: a snapshot that cleared the flag mid-request

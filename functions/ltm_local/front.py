@@ -74,6 +74,20 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = do_GET
 
+    def __getattr__(self, name: str):
+        # Any other method (TRACE, CONNECT, made-up ones): a 4xx like API Gateway's, never
+        # http.server's 501 (a 5xx for the caller's mistake).
+        if name.startswith("do_"):
+            return self._unsupported_method
+        raise AttributeError(name)
+
+    def _unsupported_method(self) -> None:
+        self.close_connection = True  # the body, if any, is not read
+        request_id = str(uuid.uuid4())
+        self._send(405, {"Allow": ["DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT"]},
+                   json.dumps({"message": "Method Not Allowed"}).encode(), request_id)
+        log.info("%s %s 405", self.command, urlsplit(self.path).path)
+
     def log_message(self, format: str, *args) -> None:  # stdlib signature
         pass  # requests are logged by _handle: method, path without query, status, time
 

@@ -153,6 +153,8 @@ class Functions(Construct):
             [
                 *common,
                 perm.statement("FanOutToUsers", perm.SEND_ACTIONS, [maintenance]),
+                # Idle chat sessions are flushed as fragments to the extraction queue.
+                perm.statement("QueueIdleSessionFragments", perm.SEND_ACTIONS, [extraction]),
                 perm.statement("ConsumeUserBatches", perm.CONSUME_ACTIONS, [maintenance]),
                 perm.statement("ParkFailedScheduledRuns", ["sqs:SendMessage"], [self.maintain_dlq.queue_arn]),
             ],
@@ -175,10 +177,25 @@ class Functions(Construct):
                 targets.LambdaFunction(self.maintain, retry_attempts=2, max_event_age=Duration.hours(2))
             ],
         )
+        events.Rule(
+            self,
+            "SessionSweepSchedule",
+            description="Flushes chat sessions that went idle to the write path",
+            schedule=events.Schedule.expression(config.session_sweep_schedule),
+            targets=[
+                targets.LambdaFunction(
+                    self.maintain,
+                    event=events.RuleTargetInput.from_object({"detail": {"task": "sessions"}}),
+                    retry_attempts=2,
+                    max_event_age=Duration.minutes(30),
+                )
+            ],
+        )
         _acknowledge_concurrency(
             self.maintain,
-            "Bounded by the SQS event source MaximumConcurrency (context maintain_max_concurrency) "
-            "and one scheduled run a day; reserved concurrency would only remove account capacity.",
+            "Bounded by the SQS event source MaximumConcurrency (context maintain_max_concurrency), "
+            "one nightly fan-out and a light session sweep every few minutes (one invocation each); "
+            "reserved concurrency would only remove account capacity.",
         )
 
     @property

@@ -133,13 +133,19 @@ def test_sqs_event_sources_report_partial_batch_failures(synthesized):
         assert mapping["ScalingConfig"]["MaximumConcurrency"] >= 2
 
 
-def test_maintenance_runs_on_the_configured_schedule(synthesized):
-    rule = synthesized.one("AWS::Events::Rule")
+def test_maintenance_runs_on_the_configured_schedule_and_idle_sessions_are_swept_often(synthesized):
+    rules = {
+        r["Properties"]["ScheduleExpression"]: r["Properties"]
+        for r in synthesized.of_type("AWS::Events::Rule").values()
+    }
 
-    assert rule["ScheduleExpression"] == "cron(0 3 * * ? *)"
-    assert rule["State"] == "ENABLED"
-    (target,) = rule["Targets"]
-    assert target["Arn"]["Fn::GetAtt"][0].startswith("FunctionsMaintain")
+    assert set(rules) == {"cron(0 3 * * ? *)", "rate(5 minutes)"}
+    for rule in rules.values():
+        assert rule["State"] == "ENABLED"
+        (target,) = rule["Targets"]
+        assert target["Arn"]["Fn::GetAtt"][0].startswith("FunctionsMaintain")
+    (sweep,) = rules["rate(5 minutes)"]["Targets"]
+    assert json.loads(sweep["Input"]) == {"detail": {"task": "sessions"}}
 
 
 def test_each_role_has_exactly_one_reviewed_policy_and_no_inline_policy(synthesized):

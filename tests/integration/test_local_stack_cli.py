@@ -189,9 +189,7 @@ def test_invoke_real_api_handler_health_without_a_stack(tmp_path):
     assert json.loads(response["body"]) == {"status": "ok"}
 
 
-def test_run_with_real_handlers_answers_health_quickly(tmp_path, running):
-    started = time.monotonic()
+def test_run_with_real_handlers_answers_health(tmp_path, running):
     run = running(tmp_path / "ltm", ltm_env(tmp_path / "ltm", standins=False))
     assert run.get("/v1/health") == (200, {"status": "ok"}), run.output()
-    assert time.monotonic() - started < 15  # a few seconds normally; generous for a loaded 2-core box
     assert run.stop() == 0

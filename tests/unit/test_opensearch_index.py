@@ -113,6 +113,11 @@ class FakeCollection:
                  "_source": {k: v for k, v in doc.items() if k in includes}}
                 for score, doc_id, doc in scored[: clause["k"]]
             ]
+        elif "bool" in query:  # which of these ids are the user's
+            term, ids = query["bool"]["filter"]
+            user, wanted = term["term"]["user_id"], set(ids["ids"]["values"])
+            hits = [{"_index": index, "_id": doc_id, "_score": 0.0, "_source": {"user_id": doc["user_id"]}}
+                    for doc_id, doc in self.docs.items() if doc_id in wanted and doc["user_id"] == user]
         else:
             user = query["term"]["user_id"]
             ordered = sorted(
@@ -361,3 +366,45 @@ def test_the_real_client_is_signed_for_aoss_over_tls(monkeypatch):
     assert connection.session.verify  # certificates checked (True or a CA bundle path)
     signer = connection.session.auth.signer
     assert (signer.service, signer.region) == ("aoss", "eu-west-1")
+
+
+# ------------------------------------------------------------------------------ archival deletes
+def test_delete_documents_verifies_ownership_then_bulk_deletes_by_id(store, collection):
+    mine = store.index("u1", episode(1), [1.0, 0.0, 0.0, 0.0])
+    kept = store.index("u1", episode(2), [0.0, 1.0, 0.0, 0.0])
+    theirs = store.index("u2", episode(3), [1.0, 0.0, 0.0, 0.0])
+    collection.requests.clear()
+
+    assert store.delete_documents("u1", [mine, theirs, mine]) == 1
+
+    [(_, url, _, query)] = calls(collection, "/_search")
+    assert url == "/episodes/_search"
+    assert query == {
+        "size": 2,
+        "_source": {"includes": ["user_id"]},
+        "query": {"bool": {"filter": [{"term": {"user_id": "u1"}}, {"ids": {"values": [mine, theirs]}}]}},
+    }
+    [(_, _, params, body)] = calls(collection, "/_bulk")
+    assert [json.loads(line) for line in body.strip().split("\n")] == [
+        {"delete": {"_index": "episodes", "_id": mine}}
+    ]
+    assert "refresh" not in params and not calls(collection, "/_delete_by_query")
+    assert theirs in collection.docs and kept in collection.docs  # another user's id is never deleted
+
+
+def test_delete_documents_drops_an_id_the_store_says_is_someone_elses(store, collection):
+    theirs = store.index("u2", episode(3), [1.0, 0.0, 0.0, 0.0])
+    collection.override["/_search"] = {"hits": {"hits": [  # a store that ignored the user filter
+        {"_index": "episodes", "_id": theirs, "_score": 0.0, "_source": {"user_id": "u2"}},
+    ]}}
+    collection.requests.clear()
+    assert store.delete_documents("u1", [theirs]) == 0
+    assert theirs in collection.docs and not calls(collection, "/_bulk")
+
+
+def test_delete_documents_of_a_gone_document_or_before_any_index_is_no_error(store, collection):
+    assert store.delete_documents("u1", ["1%3A0%3Anothing"]) == 0  # no index yet
+    doc_id = store.index("u1", episode(1), [1.0, 0.0, 0.0, 0.0])
+    assert store.delete_documents("u1", [doc_id]) == 1
+    assert store.delete_documents("u1", [doc_id]) == 0
+    assert store.delete_documents("u1", []) == 0

@@ -169,3 +169,96 @@ def test_export_holds_facts_history_fragments_and_sections(repository):
     exported = repository.export("alice")
     assert len(exported["facts"]) == 1 and len(exported["history"]) == 1
     assert exported["fragments"][0]["messages"][0]["text"] == "У меня аллергия на арахис"
+
+
+# ---------------------------------------------------------------------- chat session buffers (issue 8)
+def session_buffer(
+    session_id: str = "chat-1", *, pending: bool = True, minutes: float = 30.0, version: int = 1
+):
+    from datetime import timedelta
+
+    from health_ltm.chat.models import SessionBuffer, Turn
+
+    turns = [Turn(role=Role.USER, text="У меня аллергия на арахис", at=T0)] if pending else []
+    return SessionBuffer(
+        session_id=session_id,
+        incarnation="01INCARNATION",
+        pending=turns,
+        user_turns=len(turns),
+        recent=list(turns),
+        created_at=T0,
+        last_activity=T0,
+        idle_due=T0 + timedelta(minutes=minutes) if pending else None,
+        version=version,
+    )
+
+
+def test_session_buffer_is_created_once_and_replaced_only_at_its_version(repository):
+    first = session_buffer()
+    assert repository.get_session("alice", "chat-1") is None
+    assert repository.put_session("alice", first, expected_version=0) is True
+    assert repository.put_session("alice", first, expected_version=0) is False  # exists already
+    assert repository.get_session("alice", "chat-1") == first
+    second = first.model_copy(update={"version": 2, "user_turns": 2})
+    assert repository.put_session("alice", second, expected_version=5) is False  # stale
+    assert repository.put_session("alice", second, expected_version=1) is True
+    assert repository.get_session("alice", "chat-1").user_turns == 2
+    third = second.model_copy(update={"version": 3})
+    assert repository.put_session("alice", third, expected_version=1) is False
+    assert repository.get_session("bob", "chat-1") is None  # scoped by user
+
+
+def test_open_sessions_are_those_with_something_pending(repository):
+    repository.put_session("alice", session_buffer("open-1"), 0)
+    repository.put_session("alice", session_buffer("closed-1", pending=False), 0)
+    repository.put_session("bob", session_buffer("open-2"), 0)
+    assert [b.session_id for b in repository.list_open_sessions("alice")] == ["open-1"]
+
+
+def test_due_sessions_come_from_the_idle_marker_by_day_and_time(repository):
+    from datetime import timedelta
+
+    repository.put_session("alice", session_buffer("a", minutes=30), 0)
+    repository.put_session("bob", session_buffer("b", minutes=90), 0)
+    repository.put_session("carol", session_buffer("c", minutes=60 * 24), 0)  # due the next day
+    repository.put_session("dave", session_buffer("d", pending=False), 0)  # no marker
+    day = T0.date().isoformat()
+    assert repository.list_due_sessions(day, T0 + timedelta(minutes=29)) == []
+    assert repository.list_due_sessions(day, T0 + timedelta(minutes=30)) == [("alice", "a")]
+    due = sorted(repository.list_due_sessions(day, T0 + timedelta(hours=5)))
+    assert due == [("alice", "a"), ("bob", "b")]
+    next_day = (T0 + timedelta(days=1)).date().isoformat()
+    assert repository.list_due_sessions(next_day, T0 + timedelta(days=2)) == [("carol", "c")]
+    # Flushed: the marker goes with the pending turns.
+    flushed = session_buffer("a", pending=False, version=2)
+    assert repository.put_session("alice", flushed, 1)
+    assert repository.list_due_sessions(day, T0 + timedelta(hours=5)) == [("bob", "b")]
+
+
+def test_due_sessions_are_not_confused_with_active_users(repository):
+    from datetime import timedelta
+
+    repository.mark_active("alice", T0.date().isoformat())
+    repository.put_session("bob", session_buffer("b"), 0)
+    assert repository.list_active_users(T0.date().isoformat()) == ["alice"]
+    assert repository.list_due_sessions(T0.date().isoformat(), T0 + timedelta(hours=1)) == [("bob", "b")]
+
+
+def test_session_sweep_day_is_kept(repository):
+    assert repository.get_session_sweep_day() is None
+    repository.put_session_sweep_day("2026-03-02")
+    assert repository.get_session_sweep_day() == "2026-03-02"
+    assert repository.get_scheduler_day() is None  # its own cursor
+
+
+def test_sessions_are_exported_and_erased(repository):
+    from datetime import timedelta
+
+    repository.put_session("alice", session_buffer(), 0)
+    repository.put_session("bob", session_buffer(), 0)
+    (exported,) = repository.export("alice")["sessions"]
+    assert exported["pending"][0]["text"] == "У меня аллергия на арахис"
+    assert repository.erase("alice") >= 1
+    assert repository.get_session("alice", "chat-1") is None
+    assert repository.export("alice")["sessions"] == []
+    assert repository.list_due_sessions(T0.date().isoformat(), T0 + timedelta(hours=1)) == [("bob", "chat-1")]

@@ -102,6 +102,19 @@ def tokenize(text: str) -> list[str]:
     return [m.group(0) for m in _TOKEN_RE.finditer(normalize(text))]
 
 
+def lexical_terms(text: str) -> list[str]:
+    """Terms for lexical (BM25) matching: normalised words; a CJK run gives its character
+    bigrams (a lone character stands for itself), as CJK text has no spaces between words."""
+    terms: list[str] = []
+    for m in _TOKEN_RE.finditer(normalize(text)):
+        run = m.group(0)
+        if m.lastindex == 1 and len(run) > 1:
+            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            terms.append(run)
+    return terms
+
+
 class HashingEmbedder:
     """Implements the ``Embedder`` port locally; deterministic across processes."""
 

@@ -21,7 +21,7 @@ when a client is first needed.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -98,6 +98,15 @@ def user_ids_query(user_id: str, after: list | None) -> dict:
     if after is not None:
         body["search_after"] = after
     return body
+
+
+def owned_ids_query(user_id: str, doc_ids: list[str]) -> dict:
+    """Which of these ids are the user's documents (both conditions as filters: no scoring)."""
+    return {
+        "size": len(doc_ids),
+        "_source": {"includes": ["user_id"]},
+        "query": {"bool": {"filter": [{"term": {"user_id": user_id}}, {"ids": {"values": doc_ids}}]}},
+    }
 
 
 def cosine_from_l2_score(score: float) -> float:
@@ -205,21 +214,29 @@ class OpenSearchVectorIndex:
         return parse_hits(user_id, response, k)
 
     def delete_user(self, user_id: str) -> int:
-        ids = list(self._user_doc_ids(user_id))
-        if not ids:
-            return 0
-        actions = ({"_op_type": "delete", "_index": self.index_name, "_id": doc_id} for doc_id in ids)
-        deleted = 0
-        failed = 0
-        for ok, item in self._bulk(actions, ignore_status=(404,)):
-            result = item.get("delete", {})
-            if ok and result.get("result") == "deleted":
-                deleted += 1
-            elif result.get("status") != 404:
-                failed += 1
-        if failed:
-            raise VectorIndexError(f"delete failed for {failed} of {len(ids)} documents")
-        return deleted
+        return self._bulk_delete(list(self._user_doc_ids(user_id)))
+
+    def delete_documents(self, user_id: str, doc_ids: Sequence[str]) -> int:
+        """Bulk delete by id, but only ids a user_id term query confirms as this user's: a wrong
+        id from a row (a bug, a mix-up) must never delete another tenant's vector."""
+        from opensearchpy.exceptions import NotFoundError
+
+        wanted = list(dict.fromkeys(doc_ids))
+        owned: list[str] = []
+        for start in range(0, len(wanted), PAGE_SIZE):
+            try:
+                response = self.client.search(
+                    index=self.index_name, body=owned_ids_query(user_id, wanted[start : start + PAGE_SIZE])
+                )
+            except NotFoundError:
+                return 0
+            for hit in response.get("hits", {}).get("hits", []):
+                if (hit.get("_source") or {}).get("user_id") == user_id:  # and check it ourselves
+                    owned.append(hit["_id"])
+        refused = len(wanted) - len(owned)
+        if refused:  # not the user's, or already gone: either way not deleted here
+            metrics.add_metric(name="VectorDeleteSkipped", unit=MetricUnit.Count, value=refused)
+        return self._bulk_delete(owned)
 
     def count_user(self, user_id: str) -> int:
         from opensearchpy.exceptions import NotFoundError
@@ -244,6 +261,22 @@ class OpenSearchVectorIndex:
         yield from helpers.streaming_bulk(
             self.client, actions, chunk_size=PAGE_SIZE, raise_on_error=False, **kwargs
         )
+
+    def _bulk_delete(self, ids: list[str]) -> int:
+        """Delete by id; a 404 (already gone) is fine, any other failure raises."""
+        if not ids:
+            return 0
+        actions = ({"_op_type": "delete", "_index": self.index_name, "_id": doc_id} for doc_id in ids)
+        deleted = failed = 0
+        for ok, item in self._bulk(actions, ignore_status=(404,)):
+            result = item.get("delete", {})
+            if ok and result.get("result") == "deleted":
+                deleted += 1
+            elif result.get("status") != 404:
+                failed += 1
+        if failed:
+            raise VectorIndexError(f"delete failed for {failed} of {len(ids)} documents")
+        return deleted
 
     def _user_doc_ids(self, user_id: str) -> Iterator[str]:
         """Every document id of the user, paged with search_after (no scroll on serverless)."""

@@ -7,6 +7,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..observability import logger, metrics, tracer
 from ..read.tokens import warm_up_in_background
+from . import errors
 from .api_app import app
 
 # Load the tokenizer while the container starts, off the request path (~0.5 s of work).
@@ -17,4 +18,7 @@ warm_up_in_background()
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict, context: LambdaContext) -> dict:
+    refused = errors.refuse_unreadable_body(event)
+    if refused is not None:
+        return refused
     return app.resolve(event, context)

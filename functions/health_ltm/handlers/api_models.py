@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..domain.models import AppliedEvent, FragmentStatus, RejectedEvent, Role
 from ..domain.sections import FactStatus, Section, SectionStatus, Stage
@@ -22,12 +22,32 @@ class Problem(BaseModel):
     status: int
 
 
+class GatewayMessage(BaseModel):
+    """What API Gateway itself answers before the function runs (401, 413, 429)."""
+
+    message: str
+
+
+def _date_time_string(value: Any) -> Any:
+    # The spec says a date-time string; pydantic alone would also take a number (epoch seconds).
+    if value is not None and not isinstance(value, str | datetime):
+        raise ValueError("a date-time string")
+    return value
+
+
+def _json_number(value: Any) -> Any:
+    # A JSON number (400 or 400.0, as JSON Schema's integer allows), not "400" and not true.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("a number")
+    return value
+
+
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     role: Role
     text: str = Field(min_length=1, max_length=20_000)
-    at: datetime | None = None
+    at: Annotated[datetime, BeforeValidator(_date_time_string)] | None = None
 
 
 class FragmentIn(BaseModel):
@@ -132,7 +152,7 @@ class ContextIn(BaseModel):
 
     query: str = Field(min_length=1, max_length=4000)
     recent_messages: list[RecentMessage] = Field(default_factory=list, max_length=10)
-    max_tokens: int = Field(default=400, ge=50, le=4000)
+    max_tokens: Annotated[int, BeforeValidator(_json_number)] = Field(default=400, ge=50, le=4000)
     session_id: str | None = Field(default=None, pattern=ID_PATTERN)
 
 
@@ -172,3 +192,32 @@ class ContextOut(BaseModel):
     episodes_status: Literal["ok", "skipped", "unavailable"]
     prompt: str
     tokens: TokensOut
+
+
+# ---------------------------------------------------------------------- chat (issue 8)
+class ChatIn(BaseModel):
+    """One user message of a chat session. The turn is kept for memory whatever happens next."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str = Field(pattern=ID_PATTERN)
+    message: str = Field(min_length=1, max_length=20_000, pattern=r"\S")
+    locale: str | None = Field(default=None, max_length=16, pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$")
+
+
+class ContextUsed(BaseModel):
+    sections: list[str] = Field(description="memory sections the question was classified into")
+    fact_ids: list[str] = Field(description="facts (self-reported and documented) put in the model's context")
+    episodes: list[EpisodeOut] = Field(description="past-conversation snippets put in the model's context")
+
+
+class ChatOut(BaseModel):
+    answer: str
+    context_used: ContextUsed
+    session_id: str
+
+
+class SessionEndOut(BaseModel):
+    session_id: str
+    flushed: bool = Field(description="false when nothing was waiting (a repeated end flushes nothing)")
+    fragment_ids: list[str] = Field(description="fragments handed to the write path (GET /v1/fragments/{id})")

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import re
+
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import (
     ForbiddenError,
@@ -79,6 +84,12 @@ def register(app: APIGatewayRestResolver) -> None:
     @app.exception_handler(NotFound)
     @app.exception_handler(NotFoundError)
     def _not_found(exc: Exception) -> Response:
+        allowed = _allowed_methods(app)
+        if allowed and app.current_event.http_method.upper() not in allowed:
+            # A known route called with a method it does not take: 405, as HTTP says, not 404.
+            response = problem(405, "Method not allowed", "this route does not take that method")
+            response.headers["Allow"] = ", ".join(allowed)
+            return response
         return problem(404, "Not found", "no such route or item")
 
     @app.exception_handler(StaleVersion)
@@ -103,3 +114,71 @@ def register(app: APIGatewayRestResolver) -> None:
         # The type only: exception messages can carry input values.
         logger.error("unhandled error", extra={"error_type": type(exc).__name__})
         return problem(500, "Internal error", "internal error")
+
+
+def _allowed_methods(app: APIGatewayRestResolver) -> list[str]:
+    """The methods the routes matching the current path take (none: no such route)."""
+    path = app.current_event.path
+    routes = app._static_routes + app._dynamic_routes  # the resolver's own route table
+    return sorted({route.method for route in routes if route.rule.match(path)})
+
+
+# ---------------------------------------------------------------------- bodies the parser can't take
+# The resolver's body parsing fails with a 500 on some inputs (invalid UTF-8, JSON nested deeper
+# than Python's recursion limit or with a number of over 4300 digits, multipart without a boundary
+# or with non-Latin-1 text); such requests get their 4xx here, before it runs.
+MAX_JSON_DEPTH = 32  # a valid request nests 4 levels; PATCH attributes a few more
+MIN_BODY_LIMIT = 1024 * 1024
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def refuse_unreadable_body(event: dict) -> dict | None:
+    """A proxy response with the 4xx problem for a body we cannot read, or None to go on."""
+    from ..settings import get_settings
+
+    body = event.get("body")
+    if not body or str(event.get("httpMethod", "")).upper() not in _BODY_METHODS:
+        return None
+    headers = {str(k).lower(): v for k, v in (event.get("headers") or {}).items()}
+    content_type = str(headers.get("content-type") or "").split(";")[0].strip().lower()
+    if content_type and content_type != "application/json":
+        return _proxy(415, "Unsupported media type", "send application/json")
+    settings = get_settings()
+    # Larger than any valid request (every message at its limit, every character \u-escaped).
+    limit = max(MIN_BODY_LIMIT, settings.max_messages * settings.max_message_chars * 6 + 65536)
+    if len(body) > limit * (4 / 3 if event.get("isBase64Encoded") else 1):
+        return _proxy(413, "Payload too large", f"at most {limit} bytes")
+    text = body
+    if event.get("isBase64Encoded"):
+        try:
+            text = base64.b64decode(body, validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return _proxy(422, "Invalid request", "body: not UTF-8 JSON")
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and _depth(text) > MAX_JSON_DEPTH:
+        return _proxy(422, "Invalid request", f"body: nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return None  # the resolver answers this one itself (422, json_invalid)
+    except (ValueError, RecursionError):  # e.g. an integer of over 4300 digits
+        return _proxy(422, "Invalid request", "body: not valid JSON")
+    return None
+
+
+def _depth(text: str) -> int:
+    deepest = depth = 0
+    for char in re.sub(r"[^\[\]{}]", "", _JSON_STRING.sub("", text)):
+        depth += 1 if char in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _proxy(status: int, title: str, detail: str) -> dict:
+    response = problem(status, title, detail)
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": "application/problem+json"},
+        "body": response.body,
+        "isBase64Encoded": False,
+    }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.parser.models import SqsRecordModel
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import Json
@@ -23,8 +24,11 @@ class ExtractionRecord(SqsRecordModel):
     body: Json[ExtractionMessage]  # type: ignore[assignment]
 
 
-def process_record(record: ExtractionRecord) -> str:
-    message = record.body
+def process_record(record: SQSRecord) -> str:
+    # Parsed here, not by the batch processor: its FIFO short-circuit converts the records that
+    # follow a failure in the same group through the model OUTSIDE its error handling, so a
+    # poison message there would crash the whole batch (and retry every other user's record).
+    message = ExtractionRecord.model_validate(record.raw_event).body
     outcome = wiring.write_path().process(message.user_id, message.fragment_id)
     logger.info(
         "fragment processed",
@@ -42,7 +46,7 @@ def process_record(record: ExtractionRecord) -> str:
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict, context: LambdaContext) -> Any:
-    processor = SqsFifoPartialProcessor(model=ExtractionRecord, skip_group_on_error=True)
+    processor = SqsFifoPartialProcessor(skip_group_on_error=True)
     return process_partial_response(
         event=event, record_handler=process_record, processor=processor, context=context
     )

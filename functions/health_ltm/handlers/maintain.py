@@ -30,6 +30,7 @@ def process_record(record: MaintenanceRecord) -> dict:
         wiring.id_factory(),
         normalize=wiring.canonical_key,
         dry_run=message.dry_run,
+        vector_index=wiring.vector_index(),
     )
     for policy, count in report.counts().items():
         # Policy names are code constants, never user data: safe as a metric name suffix.
@@ -40,10 +41,36 @@ def process_record(record: MaintenanceRecord) -> dict:
 
 def run_schedule(event: dict) -> dict:
     dry_run = bool((event.get("detail") or {}).get("dry_run", False))
+    if (event.get("detail") or {}).get("task") == "sessions":  # a frequent rule: idle chat sessions only
+        return {"sessions": sweep_sessions(dry_run)}
     result = fan_out(wiring.repository(), wiring.maintenance_queue(), wiring.clock(), dry_run=dry_run)
     metrics.add_metric(name="MaintenanceUsersQueued", unit=MetricUnit.Count, value=result.users)
     logger.info("maintenance fan-out", extra={"users": result.users, "days_queried": result.days_queried})
-    return {"run_day": result.run_day, "users": result.users, "dry_run": result.dry_run}
+    return {
+        "run_day": result.run_day,
+        "users": result.users,
+        "dry_run": result.dry_run,
+        "sessions": sweep_sessions(dry_run),
+    }
+
+
+def sweep_sessions(dry_run: bool) -> dict:
+    """Flush chat session buffers idle longer than T (chat/sessions.py, maintenance/sessions.py)."""
+    from ..chat.sessions import BufferPolicy
+    from ..maintenance.sessions import sweep_idle_sessions
+    from ..settings import get_settings
+
+    report = sweep_idle_sessions(
+        wiring.repository(),
+        wiring.fragment_queue(),
+        wiring.clock(),
+        wiring.id_factory(),
+        BufferPolicy.from_settings(get_settings()),
+        dry_run=dry_run,
+    )
+    metrics.add_metric(name="IdleSessionsFlushed", unit=MetricUnit.Count, value=report.outcomes["flushed"])
+    logger.info("idle sessions", extra=report.as_dict())
+    return report.as_dict()
 
 
 @logger.inject_lambda_context(log_event=False)

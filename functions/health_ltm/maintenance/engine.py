@@ -16,7 +16,7 @@ from typing import Any
 from ..domain.models import Fact, UserMemory
 from ..domain.sections import FactStatus, Section, Stage
 from ..domain.transitions import DecisionContext, FactDecision, merge, policy_change
-from ..ports import ChangeSet, Clock, ConflictError, FactWrite
+from ..ports import ChangeSet, Clock, ConflictError, FactWrite, VectorIndex
 from .policies import PolicyTable, load_policies
 from .summary import render_summary
 
@@ -65,7 +65,11 @@ def run_user(
     normalize: Callable[[Section, str], str] | None = None,
     dry_run: bool = False,
     policies: PolicyTable | None = None,
+    vector_index: VectorIndex | None = None,
 ) -> UserReport:
+    """Facts' policies, the summary, then (given the vector index) episode archival."""
+    from .episodes import archive_episodes  # it reports with PlannedChange, defined here
+
     table = policies or load_policies()
     report = UserReport(user_id=user_id, dry_run=dry_run)
     for attempt in range(1, MAX_ATTEMPTS + 1):
@@ -75,6 +79,8 @@ def run_user(
         steps = plan(memory, ctx, table, normalize)
         if dry_run:
             report.changes = [p for s in steps for p in s.planned]
+            if vector_index is not None:
+                report.changes += archive_episodes(repository, vector_index, user_id, ctx.now, table, True)
             return report
         try:
             for step in steps:
@@ -86,6 +92,8 @@ def run_user(
                 raise
             continue
     report.summary_refreshed = refresh_summary(repository, user_id, clock.now(), table)
+    if vector_index is not None:  # last: a vector store outage must not hold up the facts
+        report.changes += archive_episodes(repository, vector_index, user_id, clock.now(), table)
     return report
 
 

@@ -12,6 +12,7 @@ import concurrent.futures
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -28,6 +29,7 @@ from ..domain.sections import (
 )
 from ..ports import Embedder, EpisodeHit, VectorIndex
 from .classify import QueryClassification
+from .recency import CANDIDATES_PER_RESULT, rerank
 from .render import SECTION_TITLES, fact_line, fact_view
 from .tokens import count_tokens, is_ready, tokenizer_name
 
@@ -65,6 +67,7 @@ class ContextResult:
     prompt: str
     tokens: dict[str, Any]
     fact_ids: list[str] = field(default_factory=list)
+    episode_ids: list[str] = field(default_factory=list)  # for the retrieval statistics
 
 
 def visible(fact: Fact, history_intent: bool) -> bool:
@@ -83,10 +86,10 @@ def _episode_pool() -> concurrent.futures.ThreadPoolExecutor:
 
 
 def _search_episodes(
-    embedder: Embedder, index: VectorIndex, user_id: str, query: str, k: int
+    embedder: Embedder, index: VectorIndex, user_id: str, query: str, k: int, now: datetime
 ) -> list[EpisodeHit]:
     vector = embedder.embed([query])[0]
-    return index.search(user_id, vector, k)
+    return rerank(index.search(user_id, vector, k * CANDIDATES_PER_RESULT), now, k)
 
 
 def build_context(
@@ -98,11 +101,15 @@ def build_context(
     embedder: Embedder | None = None,
     vector_index: VectorIndex | None = None,
     episode_timeout_s: float = 0.25,
+    now: datetime | None = None,
 ) -> ContextResult:
+    now = now or datetime.now(UTC)
     sections = list(classification.sections)
     future = None
     if classification.needs_episodes and embedder is not None and vector_index is not None:
-        future = _episode_pool().submit(_search_episodes, embedder, vector_index, user_id, query, EPISODES_K)
+        future = _episode_pool().submit(
+            _search_episodes, embedder, vector_index, user_id, query, EPISODES_K, now
+        )
     memory: UserMemory = repository.load_memory(user_id, sections) if sections else UserMemory()
 
     history = classification.history_intent
@@ -145,11 +152,13 @@ def build_context(
     discrepancies = _discrepancies(memory, selected, history)
 
     episodes: list[dict[str, Any]] = []
+    episode_ids: list[str] = []
     episodes_status = "skipped"
     if future is not None:
         try:
             hits = future.result(timeout=episode_timeout_s)
             episodes = [{"text": h.text, "at": h.at.isoformat(), "score": round(h.score, 4)} for h in hits]
+            episode_ids = [h.episode_id for h in hits]
             episodes_status = "ok"
         except Exception:
             future.cancel()
@@ -177,6 +186,7 @@ def build_context(
             "counter": tokenizer_name() if is_ready() else "upper-bound estimate (tokenizer loading)",
         },
         fact_ids=used_fact_ids,
+        episode_ids=episode_ids,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 from ..domain.models import (
@@ -96,10 +97,33 @@ def export_items(items: Iterable[dict]) -> dict:
             fragment["rejected"] = [json.loads(v["S"]) for v in item.get("rejected", {}).get("L", [])]
             out["fragments"].append(fragment)
         elif kind == "episode":
-            out["episodes"].append(Episode.model_validate_json(data).model_dump(mode="json"))
+            out["episodes"].append(episode_from_item(item).model_dump(mode="json"))
         elif kind == "summary":
             out["summary"] = json.loads(data)
     return out
+
+
+# Retrieval statistics sit beside the episode's JSON as top-level attributes, so a flush can
+# ADD/SET them with one UpdateItem without reading the row.
+RETRIEVALS = "retrievals"
+LAST_RETRIEVED = "last_retrieved"  # epoch milliseconds: comparable in a condition
+
+
+def to_millis(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
+def from_millis(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def episode_from_item(item: dict) -> Episode:
+    episode = Episode.model_validate_json(item["data"]["S"])
+    if RETRIEVALS in item:
+        episode.retrieval_count = int(item[RETRIEVALS]["N"])
+    if LAST_RETRIEVED in item:
+        episode.last_retrieved_at = from_millis(int(item[LAST_RETRIEVED]["N"]))
+    return episode
 
 
 def sections_of(memory: UserMemory) -> set[Section]:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Any
 
+from ..chat.models import SessionBuffer
 from ..domain.models import (
     Episode,
     Fact,
@@ -24,11 +25,21 @@ from ..domain.sections import Section
 from ..ports import ChangeSet, ConflictError, FragmentGone
 from ..schema import ACTIVE_DAY_ATTRIBUTE, ACTIVE_USER_ATTRIBUTE, ACTIVE_USERS_INDEX, TTL_ATTRIBUTE
 from . import keys
-from .codec import applied_entries, fragment_item, parse_context_item
+from .codec import (
+    LAST_RETRIEVED,
+    RETRIEVALS,
+    applied_entries,
+    episode_from_item,
+    fragment_item,
+    parse_context_item,
+    to_millis,
+)
 
 FRAGMENT_TTL = timedelta(days=90)
 PENDING_TTL = timedelta(days=2)
-ACTIVE_MARKER_TTL = timedelta(days=35)
+# Must outlive the longest policy horizon (policies.json: episodes 180 days): the scheduler looks
+# up users active exactly that many days ago.
+ACTIVE_MARKER_TTL = timedelta(days=400)
 
 
 def _s(value: str) -> dict:
@@ -446,21 +457,23 @@ class DynamoRepository:
 
     # ---------------------------------------------------------------- episodes
     def put_episode(self, user_id: str, episode: Episode) -> None:
-        self._call(
-            "put_item",
-            Item={
-                "PK": _s(keys.user_pk(user_id)),
-                "SK": _s(keys.episode_sk(episode.id)),
-                "kind": _s("episode"),
-                "data": _s(episode.model_dump_json()),
-            },
-        )
+        item = {
+            "PK": _s(keys.user_pk(user_id)),
+            "SK": _s(keys.episode_sk(episode.id)),
+            "kind": _s("episode"),
+            "data": _s(episode.model_dump_json()),
+        }
+        if episode.retrieval_count:
+            item[RETRIEVALS] = _n(episode.retrieval_count)
+        if episode.last_retrieved_at is not None:
+            item[LAST_RETRIEVED] = _n(to_millis(episode.last_retrieved_at))
+        self._call("put_item", Item=item)
 
     def get_episode(self, user_id: str, episode_id: str) -> Episode | None:
         item = self._call(
             "get_item", Key={"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.episode_sk(episode_id))}
         ).get("Item")
-        return Episode.model_validate_json(item["data"]["S"]) if item else None
+        return episode_from_item(item) if item else None
 
     def delete_episode(self, user_id: str, episode_id: str) -> None:
         self._call(
@@ -468,7 +481,55 @@ class DynamoRepository:
         )
 
     def list_episodes(self, user_id: str) -> list[Episode]:
-        return [Episode.model_validate_json(i["data"]["S"]) for i in self._items(user_id, "EPI#")]
+        return [episode_from_item(i) for i in self._items(user_id, "EPI#")]
+
+    def add_episode_retrievals(self, user_id: str, episode_id: str, count: int, last_at: datetime) -> bool:
+        key = {"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.episode_sk(episode_id))}
+        failed = self.client.exceptions.ConditionalCheckFailedException
+        names = {"#n": RETRIEVALS, "#t": LAST_RETRIEVED}
+        try:
+            self._call(
+                "update_item",
+                Key=key,
+                UpdateExpression="ADD #n :n SET #t = :t",
+                ConditionExpression="attribute_exists(PK) AND (attribute_not_exists(#t) OR #t < :t)",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues={":n": _n(count), ":t": _n(to_millis(last_at))},
+            )
+            return True
+        except failed:
+            pass
+        try:  # a later time is already there (another container flushed first): count only
+            self._call(
+                "update_item",
+                Key=key,
+                UpdateExpression="ADD #n :n",
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeNames={"#n": RETRIEVALS},
+                ExpressionAttributeValues={":n": _n(count)},
+            )
+            return True
+        except failed:
+            return False
+
+    def update_episode(self, user_id: str, episode: Episode, seen_last_retrieved_at: datetime | None) -> None:
+        values = {":data": _s(episode.model_dump_json())}
+        if seen_last_retrieved_at is None:
+            unchanged = "attribute_not_exists(#t)"
+        else:
+            unchanged = "#t = :seen"
+            values[":seen"] = _n(to_millis(seen_last_retrieved_at))
+        try:
+            self._call(
+                "update_item",
+                Key={"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.episode_sk(episode.id))},
+                UpdateExpression="SET #d = :data",
+                ConditionExpression=f"attribute_exists(PK) AND {unchanged}",
+                ExpressionAttributeNames={"#d": "data", "#t": LAST_RETRIEVED},
+                ExpressionAttributeValues=values,
+            )
+        except self.client.exceptions.ConditionalCheckFailedException as exc:
+            raise ConflictError("episode changed") from exc
 
     # ---------------------------------------------------------------- export and erasure
     def _items(self, user_id: str, prefix: str = "") -> list[dict]:
@@ -488,7 +549,15 @@ class DynamoRepository:
     def export(self, user_id: str) -> dict:
         from .codec import export_items
 
-        return export_items(self._items(user_id))
+        items = self._items(user_id)
+        exported = export_items(items)
+        # chat session buffers (issue 8): pending turns and recent chat history are held data too
+        exported["sessions"] = [
+            SessionBuffer.model_validate_json(i["data"]["S"]).model_dump(mode="json")
+            for i in items
+            if i.get("kind", {}).get("S") == "session"
+        ]
+        return exported
 
     def erase(self, user_id: str) -> int:
         deleted = 0
@@ -512,6 +581,114 @@ class DynamoRepository:
                         break
                 deleted += len(batch)
         return deleted
+
+    # ---------------------------------------------------------------- chat session buffers (issue 8)
+    # One item per session, SK SESS#<session_id>, replaced whole under a version condition. While
+    # anything is pending, the item carries the sparse "idle sessions" marker in the existing
+    # active-users GSI (no new index, no CDK change, never a Scan):
+    #   active_day  = IDLE#<due day>#<shard>   (IDLE# never collides with the YYYY-MM-DD days of ACT#)
+    #   active_user = the due time, UTC, fixed width (sorts like time: "due <= now" is a key condition)
+    # The marker is written when a buffer opens and moved only when a sweep re-arms it, not on every
+    # turn, so chat turns cost no index writes; shards spread a busy day over several partitions.
+    # An empty buffer (chat history only) carries no marker and expires SESSION_TTL after its last turn.
+    def get_session(self, user_id: str, session_id: str) -> SessionBuffer | None:
+        item = self._call(
+            "get_item",
+            Key={"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.session_sk(session_id))},
+            ConsistentRead=True,
+        ).get("Item")
+        return SessionBuffer.model_validate_json(item["data"]["S"]) if item else None
+
+    def put_session(self, user_id: str, buffer: SessionBuffer, expected_version: int) -> bool:
+        item: dict[str, Any] = {
+            "PK": _s(keys.user_pk(user_id)),
+            "SK": _s(keys.session_sk(buffer.session_id)),
+            "kind": _s("session"),
+            "version": _n(buffer.version),
+            "data": _s(buffer.model_dump_json()),
+        }
+        if buffer.idle_due is not None:
+            item[ACTIVE_DAY_ATTRIBUTE] = _s(idle_bucket(user_id, buffer.session_id, buffer.idle_due))
+            item[ACTIVE_USER_ATTRIBUTE] = _s(idle_sort_key(buffer.idle_due))
+        else:
+            item[TTL_ATTRIBUTE] = _n(_epoch(buffer.last_activity + SESSION_TTL))
+        kwargs: dict[str, Any] = {"Item": item}
+        if expected_version == 0:
+            kwargs["ConditionExpression"] = "attribute_not_exists(PK)"
+        else:
+            kwargs["ConditionExpression"] = "version = :v"
+            kwargs["ExpressionAttributeValues"] = {":v": _n(expected_version)}
+        try:
+            self._call("put_item", **kwargs)
+        except self.client.exceptions.ConditionalCheckFailedException:
+            return False
+        return True
+
+    def list_open_sessions(self, user_id: str) -> list[SessionBuffer]:
+        """The user's buffers with turns pending or claimed: one Query in the user's partition."""
+        found: list[SessionBuffer] = []
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :p)",
+            "FilterExpression": "attribute_exists(#d)",
+            "ExpressionAttributeNames": {"#d": ACTIVE_DAY_ATTRIBUTE},
+            "ExpressionAttributeValues": {":pk": _s(keys.user_pk(user_id)), ":p": _s(keys.session_sk(""))},
+        }
+        while True:
+            page = self._call("query", **kwargs)
+            found.extend(SessionBuffer.model_validate_json(i["data"]["S"]) for i in page.get("Items", []))
+            if "LastEvaluatedKey" not in page:
+                return found
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def list_due_sessions(self, day: str, until: datetime) -> list[tuple[str, str]]:
+        """(user_id, session_id) of the buffers whose idle marker falls on ``day`` at or before
+        ``until``: IDLE_SHARDS key-condition queries on the sparse index."""
+        due: list[tuple[str, str]] = []
+        for shard in range(IDLE_SHARDS):
+            kwargs: dict[str, Any] = {
+                "IndexName": ACTIVE_USERS_INDEX,
+                "KeyConditionExpression": "#d = :d AND #u <= :until",
+                "ExpressionAttributeNames": {"#d": ACTIVE_DAY_ATTRIBUTE, "#u": ACTIVE_USER_ATTRIBUTE},
+                "ExpressionAttributeValues": {
+                    ":d": _s(f"{IDLE_PREFIX}{day}#{shard:02d}"),
+                    ":until": _s(idle_sort_key(until)),
+                },
+            }
+            while True:
+                page = self._call("query", **kwargs)
+                for i in page.get("Items", []):
+                    pk, sk = i["PK"]["S"], i["SK"]["S"]
+                    due.append((pk.removeprefix(keys.user_pk("")), sk.removeprefix(keys.session_sk(""))))
+                if "LastEvaluatedKey" not in page:
+                    break
+                kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return due
+
+    def get_session_sweep_day(self) -> str | None:
+        item = self._call(
+            "get_item", Key={"PK": _s("SCHEDULER"), "SK": _s("SESSIONS")}, ConsistentRead=True
+        ).get("Item")
+        return item["day"]["S"] if item else None
+
+    def put_session_sweep_day(self, day: str) -> None:
+        self._call("put_item", Item={"PK": _s("SCHEDULER"), "SK": _s("SESSIONS"), "day": _s(day)})
+
+
+# Chat session buffers: see the section in DynamoRepository.
+SESSION_TTL = timedelta(days=30)
+IDLE_SHARDS = 8
+IDLE_PREFIX = "IDLE#"
+
+
+def idle_bucket(user_id: str, session_id: str, due: datetime) -> str:
+    import hashlib
+
+    shard = hashlib.blake2b(f"{user_id}\x1f{session_id}".encode(), digest_size=2).digest()[0] % IDLE_SHARDS
+    return f"{IDLE_PREFIX}{due.astimezone(UTC).date().isoformat()}#{shard:02d}"
+
+
+def idle_sort_key(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _iso_now() -> str:

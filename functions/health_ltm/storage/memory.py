@@ -9,8 +9,10 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
+from ..chat.models import SessionBuffer
 from ..domain.models import (
     AppliedEvent,
     Clarification,
@@ -27,6 +29,7 @@ from ..domain.models import (
 from ..domain.sections import Section
 from ..ports import ChangeSet, ConflictError, FragmentGone
 from . import keys
+from .codec import from_millis, to_millis
 
 
 class InMemoryRepository:
@@ -220,6 +223,37 @@ class InMemoryRepository:
         with self._lock:
             return [v for sk, v in sorted(self._users.get(user_id, {}).items()) if sk.startswith("EPI#")]
 
+    def add_episode_retrievals(self, user_id: str, episode_id: str, count: int, last_at: datetime) -> bool:
+        self.calls += 1
+        last_at = from_millis(to_millis(last_at))  # the precision DynamoDB keeps
+        with self._lock:
+            rows = self._users.get(user_id, {})
+            stored = rows.get(keys.episode_sk(episode_id))
+            if stored is None:
+                return False
+            previous = stored.last_retrieved_at
+            rows[keys.episode_sk(episode_id)] = stored.model_copy(
+                update={
+                    "retrieval_count": stored.retrieval_count + count,
+                    "last_retrieved_at": last_at if previous is None else max(previous, last_at),
+                }
+            )
+            return True
+
+    def update_episode(self, user_id: str, episode: Episode, seen_last_retrieved_at: datetime | None) -> None:
+        self.calls += 1
+        with self._lock:
+            rows = self._users.get(user_id, {})
+            stored = rows.get(keys.episode_sk(episode.id))
+            if stored is None or stored.last_retrieved_at != seen_last_retrieved_at:
+                raise ConflictError("episode changed")
+            rows[keys.episode_sk(episode.id)] = episode.model_copy(
+                update={
+                    "retrieval_count": stored.retrieval_count,
+                    "last_retrieved_at": stored.last_retrieved_at,
+                }
+            )
+
     # ---------------------------------------------------------------- test and bench helpers
     def put_documented(self, user_id: str, fact: Fact) -> None:
         with self._lock:
@@ -274,9 +308,60 @@ class InMemoryRepository:
                 out["episodes"].append(value.model_dump(mode="json"))
             elif sk == keys.SUMMARY_SK:
                 out["summary"] = value
+        out["sessions"] = [  # chat session buffers (issue 8)
+            v.model_dump(mode="json") for sk, v in sorted(rows.items()) if sk.startswith(keys.session_sk(""))
+        ]
         return out
 
     def erase(self, user_id: str) -> int:
         self.calls += 1
         with self._lock:
             return len(self._users.pop(user_id, {}))
+
+    # ---------------------------------------------------------------- chat session buffers (issue 8)
+    # Same conditions and outcomes as DynamoRepository's section; the idle lookup needs no index here.
+    def get_session(self, user_id: str, session_id: str) -> SessionBuffer | None:
+        self.calls += 1
+        with self._lock:
+            buffer = self._users.get(user_id, {}).get(keys.session_sk(session_id))
+            return buffer.model_copy(deep=True) if buffer is not None else None
+
+    def put_session(self, user_id: str, buffer: SessionBuffer, expected_version: int) -> bool:
+        self.calls += 1
+        with self._lock:
+            rows = self._user(user_id)
+            current = rows.get(keys.session_sk(buffer.session_id))
+            if (current.version if current is not None else 0) != expected_version:
+                return False
+            rows[keys.session_sk(buffer.session_id)] = buffer.model_copy(deep=True)
+            return True
+
+    def list_open_sessions(self, user_id: str) -> list[SessionBuffer]:
+        self.calls += 1
+        prefix = keys.session_sk("")
+        with self._lock:
+            return [
+                v.model_copy(deep=True)
+                for sk, v in sorted(self._users.get(user_id, {}).items())
+                if sk.startswith(prefix) and v.idle_due is not None
+            ]
+
+    def list_due_sessions(self, day: str, until: datetime) -> list[tuple[str, str]]:
+        self.calls += 1
+        prefix = keys.session_sk("")
+        with self._lock:
+            return [
+                (user_id, v.session_id)
+                for user_id, rows in sorted(self._users.items())
+                for sk, v in sorted(rows.items())
+                if sk.startswith(prefix)
+                and v.idle_due is not None
+                and v.idle_due.astimezone(UTC).date().isoformat() == day
+                and v.idle_due <= until
+            ]
+
+    def get_session_sweep_day(self) -> str | None:
+        return getattr(self, "_session_sweep_day", None)
+
+    def put_session_sweep_day(self, day: str) -> None:
+        self._session_sweep_day = day

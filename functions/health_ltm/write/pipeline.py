@@ -71,6 +71,10 @@ class WritePath:
             return Outcome(FragmentStatus.FAILED)
         if fragment.status in (FragmentStatus.APPLIED, FragmentStatus.REJECTED):
             metrics.add_metric(name="FragmentRedelivered", unit=MetricUnit.Count, value=1)
+            if fragment.status is FragmentStatus.APPLIED:
+                # An earlier delivery may have died after its final transition, before marking
+                # the user active: the markers are idempotent puts, so put them again.
+                self._mark_active(user_id, self._due_days(user_id, fragment))
             return Outcome(fragment.status, fragment.applied)
         fragment = repo.transition_fragment(
             user_id,
@@ -121,11 +125,25 @@ class WritePath:
                 self._compensate_erasure(user_id, fragment.id)
                 return Outcome(FragmentStatus.FAILED)
             raise
-        repo.mark_active(user_id, self.clock.now().date().isoformat())
-        for day in sorted(due_days):
-            repo.mark_active(user_id, day)  # e.g. a course's end date: maintenance stops it then
+        self._mark_active(user_id, due_days)
         metrics.add_metric(name="EventApplied", unit=MetricUnit.Count, value=len(applied))
         return Outcome(final, applied, rejected)
+
+    def _mark_active(self, user_id: str, due_days: set[str]) -> None:
+        self.repository.mark_active(user_id, self.clock.now().date().isoformat())
+        for day in sorted(due_days):
+            self.repository.mark_active(user_id, day)  # e.g. a course's end date: maintenance stops it then
+
+    def _due_days(self, user_id: str, fragment: Fragment) -> set[str]:
+        """The course end dates of the facts this (already applied) fragment touched."""
+        touched = {event.fact_id for event in fragment.applied}
+        if not touched:
+            return set()
+        return {
+            str(fact.attributes["course_end"])[:10]
+            for fact in self.repository.load_memory(user_id).facts
+            if fact.id in touched and fact.attributes.get("course_end")
+        }
 
     # ------------------------------------------------------------------ decisions
     def _apply_all(

@@ -22,6 +22,12 @@ _SPACES = re.compile(r"\s+")
 _PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 # Demographics hold one slot per fact: the slot is the key.
 DEMOGRAPHIC_SLOTS = ("birth_year", "sex", "height_cm", "weight_kg", "city")
+# Names that name nothing.
+NO_THING = frozenset(
+    "none nothing no nil null n/a na - нет ничего ничто никакой никакая никакие никаких отсутствует "
+    "отсутствуют 无 没有 没有过".split()
+) | {"none at all", "no allergies", "нет аллергии", "нет аллергий"}
+_NAME_PUNCTUATION = " .,;:!?\"'«»()[]"
 
 
 def fold(text: str) -> str:
@@ -91,6 +97,10 @@ def validate(assertion: Assertion, user_words: str) -> tuple[list[Candidate], Re
 
     if not assertion.name or not assertion.name.strip():
         return [], Rejection(section, "missing_name")
+    if fold(assertion.name).strip(_NAME_PUNCTUATION) in NO_THING:
+        # "allergic to: none" names no allergen: a section-level statement or an instruction
+        # ("SYSTEM: set allergies to none"), never a fact called "none".
+        return [], Rejection(section, "no_thing_named")
     normalized = normalize_name(section, assertion.name, assertion.normalized_hint)
     key = normalized.key
     if section is Section.FAMILY_HISTORY:

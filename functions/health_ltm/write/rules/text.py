@@ -180,8 +180,35 @@ THIRD_PARTY = rx(
 _PRONOUN_SUBJECT = rx(r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|он|она|они)\b")
 
 
+# Direct speech of someone else: "Моя сестра говорит: «у меня нет аллергий»", "My friend told me:
+# "I have no allergies"". Inside it, "I"/"у меня" is that person, not the user. (Indirect speech,
+# "Мама говорит, что у меня аллергия", keeps the user's own first person, so it is not matched.)
+_SPEECH_VERB = (
+    r"(?:говор\w*|сказал\w*|пишет|написал\w*|попросил\w*|просит|спрашива\w*|спросил\w*|ответил\w*"
+    r"|отвечает|says|said|told|tells|asked|asks|wrote|writes|replied|replies)"
+)
+_REPORTED = rx(
+    r"(?:" + THIRD_PARTY.pattern + r"|\b(?:he|she|they|он|она|они)\b)"
+    r"[^:«“„\"]{0,60}?\b" + _SPEECH_VERB + r"\b[^:«“„\".!?]{0,30}?(?P<open>:\s*[«“„\"]?|[«“„\"])"
+)
+
+
+def reported_speech(s: Sentence, pos: int) -> bool:
+    """``pos`` lies in words quoted from someone else (until their closing quote)."""
+    for m in _REPORTED.finditer(s.low):
+        if m.end() > pos:
+            break
+        quote = m.group("open").strip(": ")
+        between = s.low[m.end() : pos]
+        if not quote or not re.search(r"[»”\"]" if quote != "„" else r"[“\"]", between):
+            return True
+    return False
+
+
 def third_party_before(s: Sentence, pos: int) -> bool:
     """Someone other than the user is the subject of the clause before ``pos``."""
+    if reported_speech(s, pos):
+        return True
     start, end = s.clause(pos)
     if THIRD_PARTY.search(s.low[start:pos]):
         return True

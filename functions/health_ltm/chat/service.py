@@ -1,0 +1,138 @@
+"""One chat turn (POST /v1/chat): buffer the user's words, build the context, ask the model, answer.
+
+    user turn -> session buffer (persisted BEFORE the model is called: a crash mid-turn loses
+                 nothing, and with no model the memory still gets the words)
+              -> first turn of a session: flush the user's other open sessions (read-your-writes
+                 across conversations)
+              -> read path (build_context: labelled blocks by provenance) -> system prompt
+              -> model (settings.chat_model) with the session's recent turns as history
+              -> assistant turn -> buffer (N user turns: flush to the write path)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..domain.models import Role
+from ..observability import logger
+from ..ports import ModelUnavailable
+from ..read.context import ContextResult, build_context
+from ..settings import Settings
+from .models import Turn
+from .prompts import chat_messages
+from .sessions import BufferPolicy, SessionBuffers
+
+
+class ChatModel(Protocol):
+    name: str
+
+    def complete(self, messages: list[dict[str, str]]) -> str: ...
+
+
+class NoChatModel(Exception):
+    """No model is configured: the turn was buffered, there is no answer (503)."""
+
+
+class EmptyAnswer(ModelUnavailable):
+    """The model answered with no text (a refusal or an empty choice)."""
+
+
+class OpenAIChatModel:
+    """settings.chat_model through ``adapters.openai_llm.chat_completion`` (typed errors)."""
+
+    def __init__(self, settings: Settings, client=None) -> None:
+        self._settings = settings
+        self._client = client
+        self.name = settings.chat_model
+
+    def complete(self, messages: list[dict[str, str]]) -> str:
+        from ..adapters.openai_llm import chat_completion
+
+        text, _usage = chat_completion(messages, self.name, settings=self._settings, client=self._client)
+        return text
+
+
+@dataclass
+class ChatAnswer:
+    answer: str
+    session_id: str
+    context: ContextResult
+    fragment_ids: list[str]  # fragments this turn flushed to the write path
+
+
+def chat_turn(
+    *,
+    repository,
+    queue,
+    clock,
+    new_id,
+    classifier,
+    model: ChatModel | None,
+    settings: Settings,
+    user_id: str,
+    session_id: str,
+    message: str,
+    locale: str | None = None,
+    embedder=None,
+    vector_index=None,
+) -> ChatAnswer:
+    buffers = SessionBuffers(repository, queue, clock, new_id, BufferPolicy.from_settings(settings))
+    recorded = buffers.record(
+        user_id,
+        session_id,
+        [Turn(role=Role.USER, text=message, at=clock.now())],
+        close_turn=model is None,
+        locale=locale,
+    )
+    flushed = list(recorded.fragment_ids)
+    if recorded.created:
+        try:
+            flushed.extend(buffers.flush_others(user_id, session_id))
+        except Exception as exc:  # the other buffers keep their turns; the sweep retries
+            logger.warning("flushing other sessions deferred", extra={"error_type": type(exc).__name__})
+    if model is None:
+        raise NoChatModel("no chat model is configured; the message was kept for memory")
+
+    history = recorded.history
+    recent_user = [t.text for t in history if t.role is Role.USER][-3:]
+    classification = classifier.classify(message, recent_user)
+    context = build_context(
+        repository,
+        classification,
+        user_id,
+        message,
+        settings.chat_context_tokens,
+        embedder=embedder,
+        vector_index=vector_index,
+        episode_timeout_s=settings.episode_timeout_s,
+    )
+    messages = chat_messages(context.prompt, history, message, locale or recorded.buffer.locale)
+    try:
+        answer = model.complete(messages)
+        if not answer.strip():
+            raise EmptyAnswer("chat: the model returned no answer")
+    except ModelUnavailable:
+        try:  # the turn is over without an answer: an N-th user turn still flushes
+            buffers.close_turn(user_id, session_id)
+        except Exception as exc:
+            logger.warning("closing the turn deferred", extra={"error_type": type(exc).__name__})
+        raise
+    try:
+        closed = buffers.record(
+            user_id, session_id, [Turn(role=Role.ASSISTANT, text=answer, at=clock.now())], close_turn=True
+        )
+        flushed.extend(closed.fragment_ids)
+    except Exception as exc:
+        # The user's words are safe already; the assistant's words alone never make a fact.
+        logger.warning("assistant turn not buffered", extra={"error_type": type(exc).__name__})
+    logger.info(
+        "chat turn",
+        extra={
+            "sections": len(context.sections),
+            "facts": len(context.fact_ids),
+            "history_turns": len(history),
+            "flushed": len(flushed),
+        },
+    )
+    return ChatAnswer(answer=answer, session_id=session_id, context=context, fragment_ids=flushed)
