@@ -207,7 +207,12 @@ class VectorIndex(Protocol):
         """Store one episode vector; returns the store's document id."""
         ...
 
-    def search(self, user_id: str, vector: list[float], k: int) -> list[EpisodeHit]: ...
+    def search(
+        self, user_id: str, vector: list[float], k: int, *, text: str | None = None
+    ) -> list[EpisodeHit]:
+        """Top k of the user's episodes by similarity to ``vector``. An index may also use the
+        query ``text`` (the local index fuses cosine with BM25 over the user's episodes)."""
+        ...
     def delete_user(self, user_id: str) -> int: ...
     def delete_documents(self, user_id: str, doc_ids: Sequence[str]) -> int:
         """Delete these documents where they belong to the user (others' ids are ignored);

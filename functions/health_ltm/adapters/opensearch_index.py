@@ -197,7 +197,11 @@ class OpenSearchVectorIndex:
             raise VectorIndexError(f"index failed: {result.get('status')} {_error_type(result)}")
         return result["_id"]
 
-    def search(self, user_id: str, vector: list[float], k: int) -> list[EpisodeHit]:
+    def search(
+        self, user_id: str, vector: list[float], k: int, *, text: str | None = None
+    ) -> list[EpisodeHit]:
+        # ``text`` is not used here: in AWS the vectors come from the OpenAI embedder, which
+        # carries the lexical signal the local hashing embedder lacks.
         from opensearchpy.exceptions import NotFoundError
 
         if k <= 0:

@@ -153,8 +153,9 @@ def _decide_fact(
 
     if existing.source_fragment_ids and ctx.fragment_id in existing.source_fragment_ids:
         same = existing.status == status and _attributes_after(existing, candidate) == existing.attributes
-        if same:
-            # A repeat inside one fragment (or its redelivery) is not a second mention.
+        if same and not (candidate.remember and existing.stage is Stage.CANDIDATE):
+            # A repeat inside one fragment (or its redelivery) is not a second mention; an
+            # explicit "remember" in the same message still makes the candidate active.
             return Decision(noop_reason="same_fragment_repeat")
 
     before = snapshot(existing)

@@ -89,7 +89,7 @@ def _search_episodes(
     embedder: Embedder, index: VectorIndex, user_id: str, query: str, k: int, now: datetime
 ) -> list[EpisodeHit]:
     vector = embedder.embed([query])[0]
-    return rerank(index.search(user_id, vector, k * CANDIDATES_PER_RESULT), now, k)
+    return rerank(index.search(user_id, vector, k * CANDIDATES_PER_RESULT, text=query), now, k)
 
 
 def build_context(

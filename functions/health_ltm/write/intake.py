@@ -9,7 +9,6 @@ from datetime import datetime
 from ..domain.models import Fragment, FragmentStatus, Message, PendingMention
 from ..domain.sections import Section
 from ..ports import Clock, FragmentQueue
-from .mentions import detect_critical_mentions
 
 
 def submit_fragment(
@@ -25,6 +24,8 @@ def submit_fragment(
 ) -> Fragment:
     """Idempotent by fragment_id: a retry re-queues the same fragment; SQS FIFO deduplicates it
     and the worker's state machine applies it once."""
+    from .mentions import detect_critical_mentions  # loaded on first use: off the api cold start
+
     now: datetime = clock.now()
     fragment = Fragment(
         id=fragment_id or new_id(),
