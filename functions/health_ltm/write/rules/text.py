@@ -104,6 +104,10 @@ INSTRUCTION = rx(
     r"|\bsystem\s+prompt\b|\byou\s+are\s+now\b|\bact\s+as\b|\bpretend\b|(?<!не\s)\bзабудь(?:те)?\b"
     r"|\b(?:удали|удалите|сотри|сотрите|очисти|очистите|игнорируй|игнорируйте)\b|\bне\s+обращай\s+внимания\b"
     r"|\bсбрось\b|\bты\s+теперь\b"
+    # Role prefixes and third-person talk about "the user": people do not speak of themselves so.
+    r"|^\W*(?:system|assistant|developer|инструкция|система)\s*[:>\]]|\[/?(?:system|inst)\]|<\|"
+    r"|\bthe\s+user\s+(?:has|is|takes|does|doesn't|said)\b|\bпользовател(?:ь|я|ю)\b"
+    r"|\b(?:set|update|overwrite|clear)\s+(?:my\s+|the\s+)?(?:allergies|medications|memory|profile)\b"
 )
 CORRECTION = rx(
     r"\bя\s+ошиб(?:ся|лась)\b|\bошиб(?:ся|лась|лись)\b|\bна\s+самом\s+деле\b|\bточнее\b|\bвернее\b"
