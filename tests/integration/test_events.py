@@ -77,9 +77,28 @@ def test_eventbridge_schedule_event_fans_out_to_the_maintenance_queue(cloud):
     call(load_event("api_post_fragment.json"))
     drain_extraction(cloud)
     result = handler(load_event("eventbridge_schedule.json"), context("maintain"))
-    assert result["users"] == 1
-    (message,) = cloud.receive(cloud.maintenance_queue)
-    assert json.loads(message["Body"])["user_id"] == SUB
+    assert result["days_queued"] >= 2
+    # the listing tasks, run as the queue's worker would, queue this user's job
+    tasks = cloud.receive(cloud.maintenance_queue)
+    assert {json.loads(m["Body"])["task"] for m in tasks} == {"fanout"}
+    batch = {"Records": [_record(m) for m in tasks]}
+    assert handler(batch, context("maintain")) == {"batchItemFailures": []}
+    jobs = [json.loads(m["Body"]) for m in cloud.receive(cloud.maintenance_queue)]
+    assert [u for j in jobs for u in j["user_ids"]] == [SUB]
+
+
+def _record(message: dict) -> dict:
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": message["Attributes"],
+        "messageAttributes": {},
+        "md5OfBody": message["MD5OfBody"],
+        "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:eu-central-1:123456789012:it-maintenance",
+        "awsRegion": "eu-central-1",
+    }
 
 
 def _as_sample_user(path: str) -> dict:

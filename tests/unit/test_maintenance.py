@@ -248,7 +248,9 @@ class ListQueue:
         return len(messages)
 
 
-def test_fan_out_sends_each_due_user_once():
+def test_fan_out_queues_one_listing_task_per_due_day_and_the_tasks_queue_each_due_user():
+    from health_ltm.maintenance.scheduler import fan_out_day
+
     repo, clock = InMemoryRepository(), FixedClock(T0)
     repo.mark_active("alice", T0.date().isoformat())
     repo.mark_active("bob", (T0 - timedelta(days=29)).date().isoformat())
@@ -256,5 +258,34 @@ def test_fan_out_sends_each_due_user_once():
     clock.advance(days=1)
     queue = ListQueue()
     result = fan_out(repo, queue, clock)
-    assert sorted(m.user_id for m in queue.messages) == ["alice", "bob"]
-    assert result.users == 2 and repo.get_scheduler_day() == clock.now().date().isoformat()
+    tasks = queue.messages
+    assert all(t.task == "fanout" for t in tasks) and result.days_queried == len(tasks)
+    assert repo.get_scheduler_day() == clock.now().date().isoformat()
+    jobs = ListQueue()
+    for task in tasks:
+        fan_out_day(repo, jobs, task, seconds_left=lambda: 900.0)
+    assert sorted(u for m in jobs.messages for u in m.users()) == ["alice", "bob"]
+
+
+def test_a_day_too_long_for_one_invocation_continues_from_its_cursor(monkeypatch):
+    from health_ltm.maintenance import scheduler
+
+    monkeypatch.setattr(scheduler, "PAGE_SIZE", 10)
+    repo = InMemoryRepository()
+    day = T0.date().isoformat()
+    for i in range(35):
+        repo.mark_active(f"user{i:02d}", day)
+    queue = ListQueue()
+    task = scheduler.MaintenanceMessage(task="fanout", day=day, activity_day=day)
+    queued = scheduler.fan_out_day(repo, queue, task, seconds_left=lambda: 1.0)  # no time left
+    jobs = [m for m in queue.messages if m.task == "users"]
+    (continuation,) = [m for m in queue.messages if m.task == "fanout"]
+    assert queued == 10 and continuation.cursor is not None
+    while continuation is not None:
+        queue = ListQueue()
+        queued += scheduler.fan_out_day(repo, queue, continuation, seconds_left=lambda: 1.0)
+        jobs += [m for m in queue.messages if m.task == "users"]
+        continuation = next((m for m in queue.messages if m.task == "fanout"), None)
+    users = [u for m in jobs for u in m.users()]
+    assert queued == 35 and sorted(users) == [f"user{i:02d}" for i in range(35)]
+    assert max(len(m.users()) for m in jobs) <= scheduler.USERS_PER_MESSAGE

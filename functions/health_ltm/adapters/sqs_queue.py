@@ -4,9 +4,9 @@ in order and lets different users proceed in parallel."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class ExtractionMessage(BaseModel):
@@ -40,9 +40,21 @@ class SqsFragmentQueue:
 
 
 class MaintenanceMessage(BaseModel):
-    user_id: str
-    day: str
+    """A job on the maintenance queue: run the policies for some users, or list the users of one
+    activity day (a page at a time, continuing itself) and queue them in batches."""
+
+    task: Literal["users", "fanout"] = "users"
+    day: str = Field(description="the run day")
     dry_run: bool = False
+    # task "users"
+    user_id: str | None = None
+    user_ids: list[str] = Field(default_factory=list, max_length=100)
+    # task "fanout"
+    activity_day: str | None = None
+    cursor: dict[str, Any] | None = None
+
+    def users(self) -> list[str]:
+        return [*([self.user_id] if self.user_id else []), *self.user_ids]
 
 
 class SqsMaintenanceQueue:

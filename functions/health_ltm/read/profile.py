@@ -114,18 +114,24 @@ def delete_fact(repository, clock: Clock, new_id: Callable[[], str], user_id: st
 def set_section_status(
     repository, clock: Clock, new_id: Callable[[], str], user_id: str, section: Section, status: SectionStatus
 ) -> SectionState:
-    memory = repository.load_memory(user_id, [section])
-    state = memory.sections.get(section) or SectionState(section=section)
-    decision = user_section_status(state, status, _ctx(clock, new_id))
-    try:
-        repository.apply(
-            user_id,
-            None,
-            ChangeSet(sections=[SectionWrite(decision.state, decision.event, decision.expected_version)]),
-        )
-    except ConflictError as exc:
-        raise StaleVersion(section.value) from exc
-    return decision.state
+    # No version comes with this request: a concurrent write-path change (say, a new allergy)
+    # is re-read and the user's choice applied on top of it.
+    for attempt in range(3):
+        memory = repository.load_memory(user_id, [section])
+        state = memory.sections.get(section) or SectionState(section=section)
+        decision = user_section_status(state, status, _ctx(clock, new_id))
+        try:
+            repository.apply(
+                user_id,
+                None,
+                ChangeSet(sections=[SectionWrite(decision.state, decision.event, decision.expected_version)]),
+            )
+        except ConflictError as exc:
+            if attempt == 2:
+                raise StaleVersion(section.value) from exc
+            continue
+        return decision.state
+    raise AssertionError("unreachable")
 
 
 def export_user(repository, vectors: VectorIndex | None, user_id: str) -> dict:

@@ -413,18 +413,29 @@ class DynamoRepository:
 
     def list_active_users(self, day: str) -> list[str]:
         users: list[str] = []
+        cursor: dict | None = None
+        while True:
+            page, cursor = self.list_active_users_page(day, cursor)
+            users.extend(page)
+            if cursor is None:
+                return users
+
+    def list_active_users_page(
+        self, day: str, cursor: dict | None = None, limit: int = 1000
+    ) -> tuple[list[str], dict | None]:
+        """One page of the sparse GSI; the cursor (keys only, no health data) resumes it."""
         kwargs: dict[str, Any] = {
             "IndexName": ACTIVE_USERS_INDEX,
             "KeyConditionExpression": "#d = :d",
             "ExpressionAttributeNames": {"#d": ACTIVE_DAY_ATTRIBUTE},
             "ExpressionAttributeValues": {":d": _s(day)},
+            "Limit": limit,
         }
-        while True:
-            page = self._call("query", **kwargs)
-            users.extend(i[ACTIVE_USER_ATTRIBUTE]["S"] for i in page.get("Items", []))
-            if "LastEvaluatedKey" not in page:
-                return users
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        if cursor:
+            kwargs["ExclusiveStartKey"] = cursor
+        page = self._call("query", **kwargs)
+        users = [i[ACTIVE_USER_ATTRIBUTE]["S"] for i in page.get("Items", [])]
+        return users, page.get("LastEvaluatedKey")
 
     def put_summary(self, user_id: str, summary: dict) -> None:
         self._call(

@@ -201,6 +201,13 @@ class InMemoryRepository:
         with self._lock:
             return sorted(u for u, rows in self._users.items() if keys.active_sk(day) in rows)
 
+    def list_active_users_page(
+        self, day: str, cursor: dict | None = None, limit: int = 1000
+    ) -> tuple[list[str], dict | None]:
+        users = [u for u in self.list_active_users(day) if cursor is None or u > cursor["after"]]
+        page = users[:limit]
+        return page, ({"after": page[-1]} if len(users) > limit else None)
+
     # ---------------------------------------------------------------- episodes
     def put_episode(self, user_id: str, episode: Episode) -> None:
         self.calls += 1
