@@ -627,11 +627,13 @@ def _capacity_markdown(cost: dict) -> list[str]:
         "",
         "## Capacity plan: the nightly maintenance run for 10 million users",
         "",
-        "How it runs: EventBridge starts `maintain` at 03:00; one invocation (`fan_out`) queries the",
-        "sparse GSI for the users active on the due days (yesterday and each policy horizon) and sends",
-        "them to the maintenance queue in SendMessageBatch calls of 10; the queue feeds `maintain` in batches",
+        "How it runs: EventBridge starts `maintain` at 03:00; the scheduled invocation only queues one",
+        "listing task per due activity day (yesterday and each policy horizon) on the maintenance queue.",
+        "Each task is run by its own `maintain` invocation: it pages through that day of the sparse GSI",
+        "(1,000 users a page) and queues the users 25 to a message; when its invocation runs short of",
+        "time it queues a continuation from the GSI cursor. The queue feeds `maintain` in batches",
         f"of {cap['batch_size']} records, at most {cap['configured_concurrency']} invocations at a time "
-        "(`maintain_max_concurrency`); each record is one per-user job.",
+        "(`maintain_max_concurrency`); a record runs the per-user jobs of its users.",
         "",
         "Per-user job at 100 facts (measured: CPU in-process, DynamoDB calls and units on the emulator):",
         "",
@@ -656,7 +658,7 @@ def _capacity_markdown(cost: dict) -> list[str]:
         "```",
         "",
         "| scenario (users due tonight) | jobs | hours at concurrency "
-        f"{cap['configured_concurrency']} | concurrency for a {a['nightly_window_hours']:g} h window | fan-out in one invocation | $ per night | $ per night if all backlog |",
+        f"{cap['configured_concurrency']} | concurrency for a {a['nightly_window_hours']:g} h window | listing, all days end to end | $ per night | $ per night if all backlog |",
         "|---|---|---|---|---|---|---|",
     ]
     for name, s in cap["scenarios"].items():
@@ -670,12 +672,10 @@ def _capacity_markdown(cost: dict) -> list[str]:
         "",
         "What this says:",
         "",
-        "- **The fan-out does not fit one invocation at this scale.** `fan_out` lists every due user and",
-        f"  sends them sequentially inside one `maintain` invocation with a {cap['fan_out']['timeout_s']} s timeout: about",
-        f"  {limit:,} users fit; the expected {expected['jobs']:,} need ~{expected['fan_out_seconds_single_invocation']:,.0f} s.",
-        "  It needs splitting before 10 million users: e.g. one fan-out message per due day and GSI page",
-        "  (each page's users sent by its own invocation), or SendMessageBatch from a thread pool, or a",
-        "  Step Functions distributed map over the GSI pages.",
+        "- **The listing is split, so no invocation holds the night.** Listing all due users takes",
+        f"  ~{expected['fan_out_seconds_single_invocation']:,.0f} s of work for the expected {expected['jobs']:,} users; one",
+        f"  `maintain` invocation ({cap['fan_out']['timeout_s']} s timeout) lists about {limit:,} before it hands over to a",
+        "  continuation, and the due days list in parallel. Listing is not the bottleneck; the jobs are.",
         f"- **The configured concurrency is too low for 10 million users.** At {cap['configured_concurrency']} concurrent",
         f"  invocations the expected night takes {expected['hours_at_configured_concurrency']} h; finishing in "
         f"{a['nightly_window_hours']:g} h needs about {expected['concurrency_for_window']} (`-c maintain_max_concurrency=...`),",

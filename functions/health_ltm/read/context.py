@@ -49,6 +49,7 @@ GAP_QUESTIONS: dict[Section, dict[str, str]] = {
 }
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 EPISODES_K = 5
+MIN_LINE_TOKENS = 5  # the shortest fact line and its newline: below this nothing more fits
 
 
 @dataclass
@@ -249,69 +250,71 @@ def render_prompt(
     episodes: list[dict[str, Any]],
     budget: int,
 ) -> tuple[str, list[str]]:
-    """Fill the budget in priority order; safety constraints are the last to go."""
-    # (priority: lower is kept first, block, line, fact id)
-    items: list[tuple[int, str, str, str | None]] = []
+    """Fill the budget in priority order, newest first within a priority; safety constraints are
+    the last to go. Lines are formatted and counted lazily, and filling stops once no line can
+    fit, so a long profile costs what the budget holds, not what the profile holds."""
+    # (priority: lower is kept first, recency: lower first, block, a fact or a ready line, fact id)
+    items: list[tuple[int, float, str, Fact | str, str | None]] = []
     for fact in memory.facts:
         if fact.section in selected and visible(fact, history):
             priority = 0 if fact.section in SAFETY_SECTIONS and fact.status not in HISTORICAL_STATUSES else 2
-            items.append((priority, f"self:{fact.section.value}", fact_line(fact), fact.id))
+            items.append(
+                (priority, -fact.last_confirmed_at.timestamp(), f"self:{fact.section.value}", fact, fact.id)
+            )
     for fact in memory.documented:
         if fact.section in selected and visible(fact, history):
             priority = 1 if fact.section in SAFETY_SECTIONS else 3
-            items.append((priority, f"doc:{fact.section.value}", fact_line(fact), fact.id))
+            items.append(
+                (priority, -fact.last_confirmed_at.timestamp(), f"doc:{fact.section.value}", fact, fact.id)
+            )
     for p in pending:
         items.append(
-            (0, "pending", f'- "{p["text"]}" (said {p["received_at"][:10]}, not yet processed)', None)
+            (0, 0.0, "pending", f'- "{p["text"]}" (said {p["received_at"][:10]}, not yet processed)', None)
         )
     for d in discrepancies:
-        items.append(
-            (
-                0,
-                "discrepancy",
-                f"- {d['section']}: {d['name']}: user says {d['self_reported']}, "
-                f"documents say {d['documented']}",
-                None,
-            )
+        line = (
+            f"- {d['section']}: {d['name']}: user says {d['self_reported']}, documents say {d['documented']}"
         )
+        items.append((0, 0.0, "discrepancy", line, None))
     for c in clarifications:
+        line = f"- {c['section']}: {c['reason']} (on record {c['current']}, newly said {c['proposed']})"
+        items.append((1, 0.0, "clarify", line, None))
+    for g in gaps:
         items.append(
             (
                 1,
-                "clarify",
-                f"- {c['section']}: {c['reason']} (on record {c['current']}, newly said {c['proposed']})",
+                0.0,
+                "gaps",
+                f"- {g['section']}: never discussed; you may ask: {g['suggested_question']}",
                 None,
             )
         )
-    for g in gaps:
-        items.append(
-            (1, "gaps", f"- {g['section']}: never discussed; you may ask: {g['suggested_question']}", None)
-        )
     for e in episodes:
-        items.append((4, "episodes", f"- ({e['at'][:10]}) {e['text'][:300]}", None))
+        items.append((4, 0.0, "episodes", f"- ({e['at'][:10]}) {e['text'][:300]}", None))
     if not items:
         return "", []
 
     headers = _headers(selected)
-    kept: list[tuple[int, str, str, str | None]] = []
+    kept: dict[str, list[tuple[str, str | None]]] = {}
     used = 0
-    for item in sorted(items, key=lambda i: i[0]):
-        cost = count_tokens(item[2], wait=False) + 1
-        header_cost = (
-            0 if any(k[1] == item[1] for k in kept) else count_tokens(headers(item[1]), wait=False) + 1
-        )
+    for _priority, _recency, block, content, fact_id in sorted(items, key=lambda i: (i[0], i[1])):
+        if budget - used < MIN_LINE_TOKENS:
+            break
+        line = fact_line(content) if isinstance(content, Fact) else content
+        cost = count_tokens(line, wait=False) + 1
+        header_cost = 0 if block in kept else count_tokens(headers(block), wait=False) + 1
         if used + cost + header_cost > budget:
             continue
-        kept.append(item)
+        kept.setdefault(block, []).append((line, fact_id))
         used += cost + header_cost
-    order = [k for k in _block_order(selected)]
     lines: list[str] = []
-    for block in order:
-        block_lines = [k[2] for k in kept if k[1] == block]
-        if block_lines:
+    fact_ids: list[str] = []
+    for block in _block_order(selected):
+        if block in kept:
             lines.append(headers(block))
-            lines.extend(block_lines)
-    return "\n".join(lines), [k[3] for k in kept if k[3]]
+            lines.extend(line for line, _ in kept[block])
+            fact_ids.extend(fact_id for _, fact_id in kept[block] if fact_id)
+    return "\n".join(lines), fact_ids
 
 
 def _block_order(selected: set[Section]) -> list[str]:
