@@ -27,6 +27,7 @@ run: $(STAMP) $(NODE_STAMP)
 ## Every test: lint, unit, integration, infrastructure (cdk-nag, cfn-lint).
 test: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check functions infra tests bench
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 unit: $(STAMP)

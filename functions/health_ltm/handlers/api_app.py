@@ -5,11 +5,12 @@ The caller's user id comes only from the Cognito authorizer claims; no route tak
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path, Query
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from .. import wiring
 from ..domain.models import Message
@@ -54,8 +55,9 @@ app.configure_openapi(
     security_schemes={"cognito": HTTPBearer(bearerFormat="JWT", description="Cognito ID token")},
     security=[{"cognito": []}],
 )
-app.enable_swagger(path="/v1/docs", security_schemes={"cognito": HTTPBearer(bearerFormat="JWT")},
-                   security=[{"cognito": []}])
+app.enable_swagger(
+    path="/v1/docs", security_schemes={"cognito": HTTPBearer(bearerFormat="JWT")}, security=[{"cognito": []}]
+)
 PUBLIC: list[dict[str, list[str]]] = [{}]  # OpenAPI's "no authentication" for a route
 
 FactId = Annotated[str, Path(pattern=ID_PATTERN)]
@@ -72,10 +74,10 @@ _ERRORS = {
 _GATEWAY_ERRORS = (401, 413, 429)  # API Gateway answers these itself too, as {"message": "..."}
 
 
-def documented(success: int, description: str, *codes: int) -> dict[int, dict]:
+def documented(success: int, description: str, *codes: int) -> dict[int, OpenAPIResponse]:
     """A route's responses as the spec states them: its success (schema from the return type),
     and its errors in the one problem shape or, from API Gateway, its own message shape."""
-    responses: dict[int, dict] = {success: {"description": description}}
+    responses: dict[int, Any] = {success: {"description": description}}
     if success == 204:
         responses[success]["content"] = {}
     for code in (*codes, 401, 422, 429):
@@ -91,8 +93,13 @@ def health() -> dict:
     return {"status": "ok"}
 
 
-@app.get("/v1/openapi.json", summary="This API's OpenAPI description", tags=["ops"], security=PUBLIC,
-         include_in_schema=False)
+@app.get(
+    "/v1/openapi.json",
+    summary="This API's OpenAPI description",
+    tags=["ops"],
+    security=PUBLIC,
+    include_in_schema=False,
+)
 def openapi() -> Response[str]:
     return Response(status_code=200, content_type="application/json", body=openapi_json())
 
@@ -133,8 +140,12 @@ def post_fragment(body: Annotated[FragmentIn, Body()]) -> Response[FragmentAccep
     )
 
 
-@app.get("/v1/fragments/<fragment_id>", summary="State of a fragment", tags=["write"],
-         responses=documented(200, "The fragment's state", 404))
+@app.get(
+    "/v1/fragments/<fragment_id>",
+    summary="State of a fragment",
+    tags=["write"],
+    responses=documented(200, "The fragment's state", 404),
+)
 def get_fragment(fragment_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> FragmentOut:
     fragment = wiring.repository().get_fragment(current_user_id(app), fragment_id)
     if fragment is None:
@@ -145,8 +156,12 @@ def get_fragment(fragment_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> Fragm
 
 
 # ------------------------------------------------------------------ read path
-@app.post("/v1/context", summary="Memory for this question, as labelled blocks and a prompt", tags=["read"],
-          responses=documented(200, "The context", 413, 415))
+@app.post(
+    "/v1/context",
+    summary="Memory for this question, as labelled blocks and a prompt",
+    tags=["read"],
+    responses=documented(200, "The context", 413, 415),
+)
 def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
     errors.require_json(app)
     from ..read.context import build_context
@@ -186,8 +201,12 @@ def list_facts(
     return FactsOut(facts=[_fact_out(f) for f in facts], sections=statuses)
 
 
-@app.get("/v1/facts/<fact_id>", summary="One fact with its history", tags=["profile"],
-         responses=documented(200, "The fact and its history", 404))
+@app.get(
+    "/v1/facts/<fact_id>",
+    summary="One fact with its history",
+    tags=["profile"],
+    responses=documented(200, "The fact and its history", 404),
+)
 def get_fact(fact_id: FactId) -> FactWithHistoryOut:
     fact, history = profile.get_fact(wiring.repository(), current_user_id(app), fact_id)
     return FactWithHistoryOut(
@@ -206,8 +225,12 @@ def get_fact(fact_id: FactId) -> FactWithHistoryOut:
     )
 
 
-@app.patch("/v1/facts/<fact_id>", summary="Correct a fact (If-Match: version)", tags=["profile"],
-           responses=documented(200, "The corrected fact", 404, 412, 413, 415))
+@app.patch(
+    "/v1/facts/<fact_id>",
+    summary="Correct a fact (If-Match: version)",
+    tags=["profile"],
+    responses=documented(200, "The corrected fact", 404, 412, 413, 415),
+)
 def patch_fact(
     fact_id: FactId,
     body: Annotated[FactPatch, Body()],
@@ -227,8 +250,12 @@ def patch_fact(
     return _fact_out(fact)
 
 
-@app.delete("/v1/facts/<fact_id>", summary="Forget a fact (kept in history until erasure)", tags=["profile"],
-            responses=documented(204, "Forgotten", 404, 412))
+@app.delete(
+    "/v1/facts/<fact_id>",
+    summary="Forget a fact (kept in history until erasure)",
+    tags=["profile"],
+    responses=documented(204, "Forgotten", 404, 412),
+)
 def delete_fact(fact_id: FactId) -> Response[None]:
     profile.delete_fact(
         wiring.repository(), wiring.clock(), wiring.id_factory(), current_user_id(app), fact_id
@@ -236,8 +263,12 @@ def delete_fact(fact_id: FactId) -> Response[None]:
     return Response(status_code=204)
 
 
-@app.put("/v1/sections/<section>", summary="Set what is known about a whole section", tags=["profile"],
-         responses=documented(200, "The section's status", 404, 412, 413, 415))
+@app.put(
+    "/v1/sections/<section>",
+    summary="Set what is known about a whole section",
+    tags=["profile"],
+    responses=documented(200, "The section's status", 404, 412, 413, 415),
+)
 def put_section(
     section: Annotated[Section, Path()], body: Annotated[SectionStatusIn, Body()]
 ) -> SectionStatusOut:
@@ -253,14 +284,22 @@ def put_section(
     return SectionStatusOut(status=state.status)
 
 
-@app.get("/v1/export", summary="Everything held about me", tags=["profile"],
-         responses=documented(200, "Everything held about the caller"))
+@app.get(
+    "/v1/export",
+    summary="Everything held about me",
+    tags=["profile"],
+    responses=documented(200, "Everything held about the caller"),
+)
 def export() -> dict:
     return profile.export_user(wiring.repository(), wiring.vector_index(), current_user_id(app))
 
 
-@app.delete("/v1/me", summary="Erase everything held about me", tags=["profile"],
-            responses=documented(200, "Erased, and what remains (nothing)"))
+@app.delete(
+    "/v1/me",
+    summary="Erase everything held about me",
+    tags=["profile"],
+    responses=documented(200, "Erased, and what remains (nothing)"),
+)
 def erase() -> ErasureOut:
     return ErasureOut(**profile.erase_user(wiring.repository(), wiring.vector_index(), current_user_id(app)))
 
@@ -287,124 +326,6 @@ def _fact_out(fact) -> FactOut:
     )
 
 
-# ------------------------------------------------------------------ chat (issue 8)
-# POST /v1/chat: the user's turn is buffered first (kept for memory even when the model is missing
-# or fails), then the read path builds the context and the model answers. The buffer flushes
-# coherent fragments to the write path (chat/sessions.py); POST /v1/sessions/{id}/end flushes now.
-from typing import cast  # noqa: E402
-
-from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse  # noqa: E402
-
-from ..chat.service import NoChatModel, chat_turn  # noqa: E402
-from ..chat.sessions import BufferBusy, BufferPolicy, SessionBuffers  # noqa: E402
-from ..ports import ModelUnavailable  # noqa: E402
-from .api_models import ChatIn, ChatOut, ContextUsed, EpisodeOut, SessionEndOut  # noqa: E402
-from .api_models import Problem as ChatProblem  # noqa: E402
-
-SessionId = Annotated[str, Path(pattern=ID_PATTERN)]
-
-
-def _documented(success: int, description: str, *codes: int) -> dict[int, OpenAPIResponse]:
-    return cast("dict[int, OpenAPIResponse]", documented(success, description, *codes))
-
-
-def _problem(description: str) -> OpenAPIResponse:
-    return {"description": description, "content": {"application/problem+json": {"model": ChatProblem}}}
-
-
-class ChatModelFailed(Exception):
-    def __init__(self, timeout: bool) -> None:
-        super().__init__("timeout" if timeout else "unavailable")
-        self.timeout = timeout
-
-
-@app.exception_handler(ChatModelFailed)
-def _chat_model_failed(exc: ChatModelFailed) -> Response:
-    if exc.timeout:
-        return errors.problem(
-            504, "Model timeout", "the model did not answer in time; your message was kept for memory"
-        )
-    return errors.problem(
-        503, "Model unavailable", "the model is unavailable right now; your message was kept for memory"
-    )
-
-
-@app.exception_handler(BufferBusy)
-def _buffer_busy(exc: BufferBusy) -> Response:
-    return errors.problem(409, "Conflict", "the session is being updated by another request; retry")
-
-
-@app.post(
-    "/v1/chat",
-    summary="One chat turn: the memory this message needs goes to the model; the turn is kept for memory",
-    tags=["chat"],
-    responses={
-        **_documented(200, "The answer, and which memory the model was given", 413, 415),
-        409: _problem("The session is being updated by another request; retry"),
-        503: _problem("No model configured, or the model is unavailable; the message was kept"),
-        504: _problem("The model did not answer in time; the message was kept"),
-    },
-)
-def post_chat(body: Annotated[ChatIn, Body()]) -> ChatOut:
-    errors.require_json(app)
-    settings = get_settings()
-    if len(body.message) > settings.max_message_chars:
-        raise errors.PayloadTooLarge(f"at most {settings.max_message_chars} characters per message")
-    try:
-        result = chat_turn(
-            repository=wiring.repository(),
-            queue=wiring.fragment_queue(),
-            clock=wiring.clock(),
-            new_id=wiring.id_factory(),
-            classifier=wiring.query_classifier(),
-            model=wiring.chat_model(),
-            settings=settings,
-            user_id=current_user_id(app),
-            session_id=body.session_id,
-            message=body.message,
-            locale=body.locale,
-            embedder=wiring.embedder(),
-            vector_index=wiring.vector_index(),
-        )
-    except NoChatModel as exc:
-        raise errors.ModelNotConfigured(str(exc)) from None
-    except ModelUnavailable as exc:
-        from ..adapters.openai_llm import ModelTimeout
-
-        raise ChatModelFailed(timeout=isinstance(exc, ModelTimeout)) from None
-    return ChatOut(
-        answer=result.answer,
-        context_used=ContextUsed(
-            sections=result.context.sections,
-            fact_ids=result.context.fact_ids,
-            episodes=[EpisodeOut(**e) for e in result.context.episodes],
-        ),
-        session_id=result.session_id,
-    )
-
-
-@app.post(
-    "/v1/sessions/<session_id>/end",
-    summary="End a chat session: its buffered turns go to the write path now",
-    tags=["chat"],
-    responses={
-        **_documented(200, "Flushed (or nothing was waiting)", 404),
-        409: _problem("The session is being updated by another request; retry"),
-    },
-)
-def end_session(session_id: SessionId) -> SessionEndOut:
-    buffers = SessionBuffers(
-        wiring.repository(),
-        wiring.fragment_queue(),
-        wiring.clock(),
-        wiring.id_factory(),
-        BufferPolicy.from_settings(get_settings()),
-    )
-    fragment_ids = buffers.end(current_user_id(app), session_id)
-    if fragment_ids is None:
-        raise errors.NotFoundError("no such session")
-    return SessionEndOut(session_id=session_id, flushed=bool(fragment_ids), fragment_ids=fragment_ids)
-
-
-# The IAM-only routes for other services live apart; importing them registers them on `app`.
-from . import internal_routes  # noqa: E402, F401
+# Chat and the IAM-only routes for other services live in their own modules; importing them
+# registers their routes on `app`.
+from . import chat_routes, internal_routes  # noqa: E402, F401
