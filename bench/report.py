@@ -602,8 +602,8 @@ def analysis(results: dict) -> dict:
             f"it, pydantic); on top it imports {it.get('api_modules', 0) - it.get('bare_modules', 0)} more modules, "
             f"{it.get('beyond_bare_self_ms_total', 0):.0f} ms of self time in the -X importtime profile, led by {top}. "
             "openai and opensearch-py are not imported by the read path (table below). The tokenizer "
-            "(bpe_openai, ~0.5 s) loads in a background thread after init and is not in these figures; "
-            "requests served before it is ready count tokens with an upper-bound estimate."
+            "(o200k_base from bpe-openai's Rust core, ~50 ms) loads on the first request that counts "
+            "tokens, not at init, and is not in these figures."
         )
         tips = [
             tip

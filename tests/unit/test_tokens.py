@@ -68,7 +68,7 @@ def test_importing_the_module_does_not_import_the_tokenizer():
 def test_first_count_loads_the_tokenizer():
     out = run_python(
         "import sys; from health_ltm.read.tokens import count_tokens;"
-        "n = count_tokens('Hello, world!'); print('bpe_openai' in sys.modules, n)"
+        "n = count_tokens('Hello, world!'); print('bpe_openai._bindings' in sys.modules, n)"
     )
     assert out == "True 4"
 
@@ -77,13 +77,13 @@ def test_background_warm_up_loads_it_in_a_daemon_thread():
     out = run_python(
         "import sys; from health_ltm.read import tokens;"
         "t = tokens.warm_up_in_background(); t.join(30);"
-        "print(t.daemon, 'bpe_openai' in sys.modules, tokens.tokenizer_name())"
+        "print(t.daemon, 'bpe_openai._bindings' in sys.modules, tokens.tokenizer_name())"
     )
     assert out == "True True o200k_base"
 
 
-def test_without_bpe_openai_counts_fall_back_to_characters(monkeypatch):
-    monkeypatch.setattr(tokens, "_state", {"encoding": None})
+def test_without_bpe_openai_counts_fall_back_to_an_estimate(monkeypatch):
+    monkeypatch.setattr(tokens, "_state", {"tokenizer": None})
     assert tokens.tokenizer_name() == tokens.FALLBACK
-    assert tokens.count_tokens("abcdefg") == math.ceil(7 / 3.5)
-    assert tokens.truncate_to_tokens("abcdefghij", 2) == "abcdefg"
+    assert tokens.count_tokens("abcdefg") == math.ceil(7 / 2)
+    assert tokens.truncate_to_tokens("abcdefghij", 2) == "abcd"

@@ -32,10 +32,10 @@ SECTION_RULES: dict[Section, SectionRules] = {
     Section.MEDICATIONS: SectionRules(
         what="Medicines, supplements and vitamins the user takes, took, or was prescribed.",
         notes=(
-            "One event per medicine. name: as the user said it, brand included (\"Энап 5 мг\" -> "
-            "\"Энап\"); normalized_hint: the generic name (INN), lower case. \"бросил пить\", "
-            "\"stopped last week\" -> stopped. Dose \"5 мг\" -> dose_value 5, dose_unit "
-            "\"mg\"; frequency and time_of_day in the user's words. A drug the user only asks "
+            'One event per medicine. name: as the user said it, brand included ("Энап 5 мг" -> '
+            '"Энап"); normalized_hint: the generic name (INN), lower case. "бросил пить", '
+            '"stopped last week" -> stopped. Dose "5 мг" -> dose_value 5, dose_unit '
+            '"mg"; frequency and time_of_day in the user\'s words. A drug the user only asks '
             "about, or one the assistant suggested, is not an event."
         ),
     ),
@@ -43,7 +43,7 @@ SECTION_RULES: dict[Section, SectionRules] = {
         what="Current or recent complaints and sensations: pain, fever, cough, nausea, insomnia.",
         notes=(
             "One event per symptom. present = has it now; resolved = had it, it is over; "
-            "absent = explicitly does not have it (\"no fever\"). onset_days_ago only when the "
+            'absent = explicitly does not have it ("no fever"). onset_days_ago only when the '
             "user says how long ago it began. A named disease goes to reported_diagnoses or "
             "chronic_conditions, not here."
         ),
@@ -60,8 +60,8 @@ SECTION_RULES: dict[Section, SectionRules] = {
         what="Long-lasting diseases the user lives with (hypertension, diabetes, asthma, gastritis).",
         notes=(
             "present = has it; resolved = cured; absent = explicitly does not have it. "
-            "since: when it began, as an ISO date, if said. \"I have no chronic diseases\" -> "
-            "kind section_absent; \"I don't know\" -> kind section_unsure."
+            'since: when it began, as an ISO date, if said. "I have no chronic diseases" -> '
+            'kind section_absent; "I don\'t know" -> kind section_unsure.'
         ),
     ),
     Section.DEMOGRAPHICS: SectionRules(
@@ -75,26 +75,26 @@ SECTION_RULES: dict[Section, SectionRules] = {
     Section.LIFESTYLE: SectionRules(
         what="Habits that matter for health: smoking, alcohol, diet, physical activity, sleep.",
         notes=(
-            "name: the habit (\"smoking\", \"vegetarian diet\"); value: the amount or detail in "
-            "the user's words (\"a pack a day\"). present = does it; stopped = quit; absent = "
-            "never does it (\"I don't drink\")."
+            'name: the habit ("smoking", "vegetarian diet"); value: the amount or detail in '
+            'the user\'s words ("a pack a day"). present = does it; stopped = quit; absent = '
+            'never does it ("I don\'t drink").'
         ),
     ),
     Section.ALLERGIES: SectionRules(
         what="Allergies and intolerances to drugs, foods or environmental things.",
         notes=(
             "name: the allergen as said; normalized_hint: the generic substance. present = "
-            "allergic; absent = explicitly not allergic to that allergen (\"not allergic to "
-            "penicillin\"); resolved = outgrown. reaction and severity only if said; "
-            "allergen_type: drug, food or environmental. \"I have no allergies\" -> kind "
-            "section_absent; \"I'm not sure whether I have allergies\" -> kind section_unsure."
+            'allergic; absent = explicitly not allergic to that allergen ("not allergic to '
+            'penicillin"); resolved = outgrown. reaction and severity only if said; '
+            'allergen_type: drug, food or environmental. "I have no allergies" -> kind '
+            'section_absent; "I\'m not sure whether I have allergies" -> kind section_unsure.'
         ),
     ),
     Section.SURGERIES: SectionRules(
         what="Operations the user had (appendectomy, C-section, knee surgery).",
         notes=(
             "present = had it; absent = explicitly never had that operation. year or date if "
-            "said. \"I never had surgery\" -> kind section_absent."
+            'said. "I never had surgery" -> kind section_absent.'
         ),
     ),
     Section.INJURIES: SectionRules(
@@ -104,7 +104,7 @@ SECTION_RULES: dict[Section, SectionRules] = {
     Section.VACCINATIONS: SectionRules(
         what="Vaccinations the user received or explicitly did not receive.",
         notes=(
-            "name: the vaccine or disease (\"flu shot\", \"прививка от кори\"). present = "
+            'name: the vaccine or disease ("flu shot", "прививка от кори"). present = '
             "vaccinated; absent = explicitly not vaccinated. date and dose_number if said."
         ),
     ),
@@ -114,8 +114,8 @@ SECTION_RULES: dict[Section, SectionRules] = {
             "One event per relative and disease. name: the disease; relative: who (use other "
             "when not listed); age_at_onset if said. present = the relative has or had it; "
             "absent = explicitly not in the family. The user's own diseases never go here. "
-            "\"Nobody in my family has heart disease\" is absent for that disease; \"I don't "
-            "know my family history\" -> kind section_unsure."
+            '"Nobody in my family has heart disease" is absent for that disease; "I don\'t '
+            'know my family history" -> kind section_unsure.'
         ),
     ),
 }

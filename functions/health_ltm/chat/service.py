@@ -1,12 +1,12 @@
 """One chat turn (POST /v1/chat): buffer the user's words, build the context, ask the model, answer.
 
-    user turn -> session buffer (persisted BEFORE the model is called: a crash mid-turn loses
-                 nothing, and with no model the memory still gets the words)
-              -> first turn of a session: flush the user's other open sessions (read-your-writes
-                 across conversations)
-              -> read path (build_context: labelled blocks by provenance) -> system prompt
-              -> model (settings.chat_model) with the session's recent turns as history
-              -> assistant turn -> buffer (N user turns: flush to the write path)
+user turn -> session buffer (persisted BEFORE the model is called: a crash mid-turn loses
+             nothing, and with no model the memory still gets the words)
+          -> first turn of a session: flush the user's other open sessions (read-your-writes
+             across conversations)
+          -> read path (build_context: labelled blocks by provenance) -> system prompt
+          -> model (settings.chat_model) with the session's recent turns as history
+          -> assistant turn -> buffer (N user turns: flush to the write path)
 """
 
 from __future__ import annotations

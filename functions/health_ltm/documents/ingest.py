@@ -9,10 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..domain.attributes import validate_attributes
 from ..domain.models import Fact, Provenance
 from ..domain.sections import ALLOWED_STATUSES, FactStatus, Section, Stage
-from ..write.normalize import normalize_name
 
 SourceType = Literal["lab_result", "document", "appointment"]
 
@@ -52,6 +50,10 @@ def documented_fact_id(document_id: str, section: Section, key: str) -> str:
 
 
 def ingest(repository, now: datetime, document: DocumentIn) -> list[str]:
+    # Imported here: the internal route is rare, and these modules are heavy for a cold start.
+    from ..domain.attributes import validate_attributes
+    from ..write.normalize import normalize_name
+
     facts: list[Fact] = []
     for item in document.facts:
         if item.status not in ALLOWED_STATUSES[item.section]:

@@ -205,6 +205,7 @@ class UserMemory(BaseModel):
     clarifications: list[Clarification] = Field(default_factory=list)
     pending: list[PendingMention] = Field(default_factory=list)
     summary: str | None = None
+    summary_fingerprint: str | None = None  # the facts the summary was made from (see fingerprint.py)
 
     def section_status(self, section: Section) -> SectionStatus:
         state = self.sections.get(section)

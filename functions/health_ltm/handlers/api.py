@@ -6,12 +6,8 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..observability import logger, metrics, tracer
-from ..read.tokens import warm_up_in_background
 from . import errors
 from .api_app import app
-
-# Load the tokenizer while the container starts, off the request path (~0.5 s of work).
-warm_up_in_background()
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, log_event=False)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
-from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
@@ -44,19 +43,13 @@ app = APIGatewayRestResolver(
     cors=CORSConfig(allow_origin=get_settings().cors_origin, max_age=600, allow_headers=["If-Match"]),
 )
 errors.register(app)
-app.configure_openapi(
-    title="Health LTM",
-    version="1.0.0",
-    summary="Long-term memory of a personal health assistant",
-    description=(
-        "What people tell the assistant about their health, remembered with its history and handed "
-        "back only where a question needs it. Every route but health and docs needs a Cognito JWT."
-    ),
-    security_schemes={"cognito": HTTPBearer(bearerFormat="JWT", description="Cognito ID token")},
-    security=[{"cognito": []}],
-)
-app.enable_swagger(
-    path="/v1/docs", security_schemes={"cognito": HTTPBearer(bearerFormat="JWT")}, security=[{"cognito": []}]
+# The OpenAPI description and Swagger UI are built on request (handlers/docs_routes.py): their
+# models are a large import that the read path's cold start should not pay.
+OPENAPI_TITLE, OPENAPI_VERSION = "Health LTM", "1.0.0"
+OPENAPI_SUMMARY = "Long-term memory of a personal health assistant"
+OPENAPI_DESCRIPTION = (
+    "What people tell the assistant about their health, remembered with its history and handed "
+    "back only where a question needs it. Every route but health and docs needs a Cognito JWT."
 )
 PUBLIC: list[dict[str, list[str]]] = [{}]  # OpenAPI's "no authentication" for a route
 
@@ -105,7 +98,16 @@ def openapi() -> Response[str]:
 
 
 def openapi_json() -> str:
-    return app.get_openapi_json_schema()
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
+
+    return app.get_openapi_json_schema(
+        title=OPENAPI_TITLE,
+        version=OPENAPI_VERSION,
+        summary=OPENAPI_SUMMARY,
+        description=OPENAPI_DESCRIPTION,
+        security_schemes={"cognito": HTTPBearer(bearerFormat="JWT", description="Cognito ID token")},
+        security=[{"cognito": []}],
+    )
 
 
 # ------------------------------------------------------------------ write path intake
@@ -328,4 +330,4 @@ def _fact_out(fact) -> FactOut:
 
 # Chat and the IAM-only routes for other services live in their own modules; importing them
 # registers their routes on `app`.
-from . import chat_routes, internal_routes  # noqa: E402, F401
+from . import chat_routes, docs_routes, internal_routes  # noqa: E402, F401

@@ -7,12 +7,12 @@ decides again (bounded), so nothing is lost either way.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from ..domain.fingerprint import facts_fingerprint
 from ..domain.models import Fact, UserMemory
 from ..domain.sections import FactStatus, Section, Stage
 from ..domain.transitions import DecisionContext, FactDecision, merge, policy_change
@@ -237,9 +237,7 @@ def refresh_summary(repository, user_id: str, now: datetime, table: PolicyTable)
     """Rewrite the compact profile summary only when the facts behind it changed."""
     memory = repository.load_memory(user_id)
     text, fact_ids = render_summary(memory, table.summary.max_tokens)
-    fingerprint = hashlib.blake2b(
-        "|".join(f"{f.id}:{f.version}" for f in memory.facts).encode(), digest_size=12
-    ).hexdigest()
+    fingerprint = facts_fingerprint(memory.facts)
     current = repository.get_summary(user_id)
     if current and current.get("fingerprint") == fingerprint:
         return False

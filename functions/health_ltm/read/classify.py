@@ -62,6 +62,9 @@ class QueryClassSpec(BaseModel):
     # A weak term counts as a full hit when one of these classes is selected too
     # ("mother" + a disease is family history; "pills" + a symptom is an advice question).
     boosted_by: tuple[str, ...] = ()
+    # A general question ("what do you know about me"): the compact profile summary, when it is
+    # current, answers it better than every fact line.
+    prefers_summary: bool = False
     exemplars: _Languages
 
     @model_validator(mode="after")
@@ -131,6 +134,7 @@ class QueryClassification:
     needs_episodes: bool
     method: str  # how it was decided: lexicon, embedding, recent, fallback, joined with "+"
     data_version: str
+    prefers_summary: bool = False  # a general question: use the profile summary when current
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +203,7 @@ class QueryClassifier:
             needs_episodes=needs_episodes,
             method="+".join(methods),
             data_version=self.data.version,
+            prefers_summary=bool(specs) and all(spec.prefers_summary for spec in specs),
         )
 
     def similarities(self, text: str) -> dict[str, float]:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from ..domain.fingerprint import facts_fingerprint
 from ..domain.models import Fact, UserMemory
 from ..domain.sections import (
     CRITICAL_SECTIONS,
@@ -165,8 +166,25 @@ def build_context(
             future.cancel()
             episodes_status = "unavailable"
 
+    # A general question gets the compact profile summary, if it still describes these facts.
+    summary = (
+        memory.summary
+        if classification.prefers_summary
+        and memory.summary
+        and memory.summary_fingerprint == facts_fingerprint(memory.facts)
+        else None
+    )
     prompt, used_fact_ids = render_prompt(
-        memory, selected, history, gaps, clarifications, pending, discrepancies, episodes, max_tokens
+        memory,
+        selected,
+        history,
+        gaps,
+        clarifications,
+        pending,
+        discrepancies,
+        episodes,
+        max_tokens,
+        summary=summary,
     )
     return ContextResult(
         query_classes=list(classification.classes),
@@ -249,13 +267,16 @@ def render_prompt(
     discrepancies: list[dict[str, Any]],
     episodes: list[dict[str, Any]],
     budget: int,
+    summary: str | None = None,
 ) -> tuple[str, list[str]]:
     """Fill the budget in priority order, newest first within a priority; safety constraints are
     the last to go. Lines are formatted and counted lazily, and filling stops once no line can
     fit, so a long profile costs what the budget holds, not what the profile holds."""
     # (priority: lower is kept first, recency: lower first, block, a fact or a ready line, fact id)
     items: list[tuple[int, float, str, Fact | str, str | None]] = []
-    for fact in memory.facts:
+    if summary:  # it stands for the self-reported facts, in its own order
+        items.extend((0, float(i), "summary", line, None) for i, line in enumerate(summary.splitlines()))
+    for fact in [] if summary else memory.facts:
         if fact.section in selected and visible(fact, history):
             priority = 0 if fact.section in SAFETY_SECTIONS and fact.status not in HISTORICAL_STATUSES else 2
             items.append(
@@ -324,7 +345,7 @@ def _block_order(selected: set[Section]) -> list[str]:
         if s not in seen:
             seen.append(s)
     return (
-        ["pending"]
+        ["pending", "summary"]
         + [f"self:{s.value}" for s in seen]
         + [f"doc:{s.value}" for s in seen]
         + ["discrepancy", "clarify", "gaps", "episodes"]
@@ -339,6 +360,7 @@ def _headers(selected: set[Section]):
             return f"[DOCUMENTED (records, lab results) · {SECTION_TITLES[Section(block[4:])]}]"
         return {
             "pending": "[JUST SAID by the user, not yet processed]",
+            "summary": "[SELF-REPORTED by the user · profile summary]",
             "discrepancy": "[DISCREPANCY between what the user said and the documents: name it, do not pick]",
             "clarify": "[NEEDS CLARIFICATION: conflicting statements on record]",
             "gaps": "[UNKNOWN: never discussed; ask if it matters for the answer]",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..domain.attributes import validate_attributes
 from ..domain.models import Fact, HistoryEvent, SectionState
 from ..domain.sections import ALLOWED_STATUSES, HISTORICAL_STATUSES, Section, SectionStatus, Stage
 from ..domain.transitions import DecisionContext, user_delete, user_edit, user_section_status
@@ -69,6 +68,8 @@ def edit_fact(
     if changes.get("status") is not None and changes["status"] not in ALLOWED_STATUSES[fact.section]:
         raise InvalidEdit(f"status {changes['status']} is not allowed in section {fact.section.value}")
     if changes.get("attributes") is not None:
+        from ..domain.attributes import validate_attributes  # the attribute models cost a cold start
+
         try:
             validate_attributes(fact.section, {**fact.attributes, **changes["attributes"]})
         except ValueError as exc:

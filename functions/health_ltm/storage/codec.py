@@ -59,7 +59,9 @@ def parse_context_item(item: dict, memory: UserMemory, wanted: set[str] | None) 
     elif kind == "pending":
         memory.pending.append(PendingMention.model_validate_json(item["data"]["S"]))
     elif kind == "summary":
-        memory.summary = json.loads(item["data"]["S"]).get("text")
+        summary = json.loads(item["data"]["S"])
+        memory.summary = summary.get("text")
+        memory.summary_fingerprint = summary.get("fingerprint")
 
 
 def export_items(items: Iterable[dict]) -> dict:

@@ -61,6 +61,7 @@ class InMemoryRepository:
                 memory.pending.append(value)
             elif isinstance(value, dict) and sk == keys.SUMMARY_SK:
                 memory.summary = value.get("text")
+                memory.summary_fingerprint = value.get("fingerprint")
         return memory
 
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None:

@@ -25,9 +25,30 @@ DEMOGRAPHIC_SLOTS = ("birth_year", "sex", "height_cm", "weight_kg", "city")
 # Names that name nothing.
 NO_THING = frozenset(
     {
-        "none", "nothing", "no", "nil", "null", "n/a", "na", "-", "нет", "ничего", "ничто", "никакой",
-        "никакая", "никакие", "никаких", "отсутствует", "отсутствуют", "无", "没有", "没有过",
-        "none at all", "no allergies", "нет аллергии", "нет аллергий",
+        "none",
+        "nothing",
+        "no",
+        "nil",
+        "null",
+        "n/a",
+        "na",
+        "-",
+        "нет",
+        "ничего",
+        "ничто",
+        "никакой",
+        "никакая",
+        "никакие",
+        "никаких",
+        "отсутствует",
+        "отсутствуют",
+        "无",
+        "没有",
+        "没有过",
+        "none at all",
+        "no allergies",
+        "нет аллергии",
+        "нет аллергий",
     }
 )
 _NAME_PUNCTUATION = " .,;:!?\"'«»()[]"
