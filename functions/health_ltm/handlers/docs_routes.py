@@ -25,7 +25,7 @@ def swagger_ui() -> Response[str]:
         spec,
         (assets / "swagger-ui-bundle.min.js").read_text(encoding="utf-8"),
         (assets / "swagger-ui.min.css").read_text(encoding="utf-8"),
-        None,
+        "",  # no CDN: the assets are inlined above
         None,
         False,
     )
