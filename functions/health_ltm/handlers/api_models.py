@@ -175,7 +175,7 @@ class EpisodeOut(BaseModel):
 class TokensOut(BaseModel):
     prompt: int
     budget: int
-    counter: str = Field(description="o200k_base, or an upper-bound estimate while it loads")
+    counter: str = Field(description="the tokenizer that counted: o200k_base (or an estimate without it)")
 
 
 class ContextOut(BaseModel):

@@ -32,7 +32,7 @@ from ..ports import Embedder, EpisodeHit, VectorIndex
 from .classify import QueryClassification
 from .recency import CANDIDATES_PER_RESULT, rerank
 from .render import SECTION_TITLES, fact_line, fact_view
-from .tokens import count_tokens, is_ready, tokenizer_name
+from .tokens import count_tokens, tokenizer_name
 
 GAP_QUESTIONS: dict[Section, dict[str, str]] = {
     Section.ALLERGIES: {
@@ -200,9 +200,9 @@ def build_context(
         episodes_status=episodes_status,
         prompt=prompt,
         tokens={
-            "prompt": count_tokens(prompt, wait=False) if prompt else 0,
+            "prompt": count_tokens(prompt) if prompt else 0,
             "budget": max_tokens,
-            "counter": tokenizer_name() if is_ready() else "upper-bound estimate (tokenizer loading)",
+            "counter": tokenizer_name(),
         },
         fact_ids=used_fact_ids,
         episode_ids=episode_ids,
@@ -322,8 +322,8 @@ def render_prompt(
         if budget - used < MIN_LINE_TOKENS:
             break
         line = fact_line(content) if isinstance(content, Fact) else content
-        cost = count_tokens(line, wait=False) + 1
-        header_cost = 0 if block in kept else count_tokens(headers(block), wait=False) + 1
+        cost = count_tokens(line) + 1
+        header_cost = 0 if block in kept else count_tokens(headers(block)) + 1
         if used + cost + header_cost > budget:
             continue
         kept.setdefault(block, []).append((line, fact_id))
