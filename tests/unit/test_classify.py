@@ -286,7 +286,7 @@ def test_embedding_decides_when_the_lexicon_is_silent(classifier):
 
 
 def test_result_names_the_data_version(classifier):
-    assert classifier.classify("Hi").data_version == "2026-11-29.2"
+    assert classifier.classify("Hi").data_version == "2026-11-29.3"
 
 
 # --- stability --------------------------------------------------------------------------------
@@ -314,7 +314,7 @@ def test_any_text_classifies_deterministically_into_known_sections(query, recent
 
 def test_data_file_is_versioned_and_every_class_is_multilingual():
     data = load_query_classes()
-    assert data.version == "2026-11-29.2"
+    assert data.version == "2026-11-29.3"
     for name, spec in data.classes.items():
         assert spec.exemplars.ru and spec.exemplars.en and spec.exemplars.zh, name
         assert spec.terms.ru and spec.terms.en and spec.terms.zh, name
