@@ -101,11 +101,10 @@ def episode_stats():
     return EpisodeStats(repository(), due_after_days=load_policies().episodes.archive_after_days)
 
 
-@lru_cache(maxsize=1)
 def query_classifier():
-    from .read.classify import QueryClassifier
+    from .read.classify import get_classifier  # one cached classifier for the whole process
 
-    return QueryClassifier()
+    return get_classifier()
 
 
 @lru_cache(maxsize=1)
@@ -138,7 +137,6 @@ def reset() -> None:
         embedder,
         vector_index,
         episode_stats,
-        query_classifier,
         write_path,
     ):
         getattr(factory, "cache_clear", lambda: None)()  # tests may have replaced a factory

@@ -91,7 +91,9 @@ def run_user(
             if attempt == MAX_ATTEMPTS:
                 raise
             continue
-    report.summary_refreshed = refresh_summary(repository, user_id, clock.now(), table)
+    # The common night changes nothing: the memory already read describes the facts as they are.
+    unchanged = memory if not report.changes else None
+    report.summary_refreshed = refresh_summary(repository, user_id, clock.now(), table, memory=unchanged)
     if vector_index is not None:  # last: a vector store outage must not hold up the facts
         report.changes += archive_episodes(repository, vector_index, user_id, clock.now(), table)
     return report
@@ -233,9 +235,11 @@ def _write(repository, user_id: str, step: _Step) -> None:
     repository.apply(user_id, None, changes)
 
 
-def refresh_summary(repository, user_id: str, now: datetime, table: PolicyTable) -> bool:
+def refresh_summary(
+    repository, user_id: str, now: datetime, table: PolicyTable, memory: UserMemory | None = None
+) -> bool:
     """Rewrite the compact profile summary only when the facts behind it changed."""
-    memory = repository.load_memory(user_id)
+    memory = memory if memory is not None else repository.load_memory(user_id)
     text, fact_ids = render_summary(memory, table.summary.max_tokens)
     fingerprint = facts_fingerprint(memory.facts)
     current = repository.get_summary(user_id)

@@ -20,7 +20,6 @@ from ..domain.models import (
     SectionState,
     UserMemory,
 )
-from ..domain.sections import Section
 from ..schema import TTL_ATTRIBUTE
 
 
@@ -126,7 +125,3 @@ def episode_from_item(item: dict) -> Episode:
     if LAST_RETRIEVED in item:
         episode.last_retrieved_at = from_millis(int(item[LAST_RETRIEVED]["N"]))
     return episode
-
-
-def sections_of(memory: UserMemory) -> set[Section]:
-    return {f.section for f in memory.facts}
