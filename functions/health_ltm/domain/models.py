@@ -171,6 +171,9 @@ class Fragment(BaseModel):
     rejected: list[RejectedEvent] = Field(default_factory=list)
     reason: str | None = None
     version: int = 0
+    # Fingerprints of the candidates already applied (read with the fragment, so the worker needs
+    # no second read); internal, never serialised.
+    done: set[str] = Field(default_factory=set, exclude=True)
 
 
 class PendingMention(BaseModel):

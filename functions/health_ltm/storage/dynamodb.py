@@ -164,6 +164,7 @@ class DynamoRepository:
                 "applied": applied_entries(item, "applied"),
                 "rejected": applied_entries(item, "rejected"),
                 "version": int(item["version"]["N"]),
+                "done": set(item.get("done", {}).get("SS", [])),
             }
         )
 

@@ -94,7 +94,9 @@ class InMemoryRepository:
         self.calls += 1
         with self._lock:
             row = self._users.get(user_id, {}).get(keys.fragment_sk(fragment_id))
-            return row["fragment"].model_copy(deep=True) if row else None
+            if row is None:
+                return None
+            return row["fragment"].model_copy(deep=True, update={"done": set(row["done"])})
 
     def transition_fragment(
         self,
@@ -119,7 +121,7 @@ class InMemoryRepository:
                 stored.reason = reason
             if to in (FragmentStatus.APPLIED, FragmentStatus.REJECTED, FragmentStatus.FAILED):
                 rows.pop(keys.pending_sk(fragment.id), None)
-            return stored.model_copy(deep=True)
+            return stored.model_copy(deep=True, update={"done": set(row["done"])})
 
     def fragment_done(self, user_id: str, fragment_id: str) -> set[str]:
         self.calls += 1

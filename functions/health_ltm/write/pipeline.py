@@ -151,7 +151,7 @@ class WritePath:
     ) -> tuple[list[AppliedEvent], set[str]]:
         repo = self.repository
         due_days: set[str] = set()
-        done = repo.fragment_done(user_id, fragment.id)
+        done = fragment.done  # read with the fragment: no second read
         memory = repo.load_memory(user_id)
         applied: list[AppliedEvent] = []
         for candidate in candidates:
