@@ -29,7 +29,7 @@ from typing import Any
 
 from health_ltm.domain.candidates import Candidate
 from health_ltm.domain.ids import new_ulid
-from health_ltm.domain.models import Assertion, Fact, HistoryEvent, Provenance, SectionState
+from health_ltm.domain.models import Assertion, Experiencer, Fact, HistoryEvent, Provenance, SectionState
 from health_ltm.domain.sections import FactStatus, Section, Stage
 from health_ltm.domain.transitions import DecisionContext, decide
 from health_ltm.ports import ChangeSet, FactWrite, SectionWrite
@@ -201,7 +201,10 @@ def _pick(mix: list[tuple[FactStatus, float]], rng: random.Random) -> FactStatus
 
 
 def _candidate(section: Section, name: str, attrs: dict, status: FactStatus | None) -> Candidate | None:
-    assertion = Assertion(section=section, name=name, status=status, attributes=attrs, evidence=name)
+    experiencer = Experiencer.RELATIVE if section is Section.FAMILY_HISTORY else Experiencer.SELF
+    assertion = Assertion(
+        section=section, name=name, status=status, attributes=attrs, evidence=name, experiencer=experiencer
+    )
     candidates, rejection = validate(assertion, fold(name))
     return candidates[0] if candidates and rejection is None else None
 

@@ -18,10 +18,10 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model, model_validator
 
 from ..domain.attributes import ATTRIBUTE_MODELS
-from ..domain.models import AssertionKind
+from ..domain.models import AssertionKind, EvidenceKind, Experiencer, Temporality
 from ..domain.sections import ALLOWED_STATUSES, SECTIONS_WITH_STATUS, Section
 
 _STRICT = ConfigDict(extra="forbid")
@@ -57,9 +57,29 @@ def attributes_model(section: Section) -> type[BaseModel]:
     return create_model(f"{_camel(section)}Attributes", __config__=_STRICT, **fields)
 
 
+MENTION_DEFAULTS: dict[str, Any] = {
+    "experiencer": Experiencer.SELF.value,
+    "hypothetical": False,
+    "retracted": False,
+    "temporality": None,
+    "evidence_kind": EvidenceKind.STATED.value,
+    "context_evidence": None,
+    "refers_to_focus": False,
+}
+
+
+def _fill_mention_defaults(cls: Any, data: Any) -> Any:
+    if isinstance(data, dict):
+        return {**MENTION_DEFAULTS, **data}
+    return data
+
+
 @lru_cache(maxsize=len(Section))
 def event_model(section: Section) -> type[BaseModel]:
-    """One extracted event of one section; field order is generation order (evidence first)."""
+    """One extracted event of one section; field order is generation order (evidence first).
+
+    The strict schema requires every property; an answer from a server that leaves out the
+    mention attributes still parses, with the defaults of ``MENTION_DEFAULTS``."""
     kinds = [AssertionKind.FACT.value]
     if section in SECTIONS_WITH_STATUS:
         kinds += [AssertionKind.SECTION_ABSENT.value, AssertionKind.SECTION_UNSURE.value]
@@ -67,6 +87,7 @@ def event_model(section: Section) -> type[BaseModel]:
     return create_model(
         f"{_camel(section)}Event",
         __config__=_STRICT,
+        __validators__={"_mention_defaults": model_validator(mode="before")(_fill_mention_defaults)},  # type: ignore[dict-item]
         section=(_literal([section.value]), ...),
         kind=(_literal(kinds), ...),
         evidence=(str, Field(description="the user's exact words, copied verbatim")),
@@ -78,6 +99,22 @@ def event_model(section: Section) -> type[BaseModel]:
         valid_to=(str | None, Field(description="ISO date YYYY, YYYY-MM or YYYY-MM-DD")),
         correction=(bool, ...),
         remember=(bool, ...),
+        experiencer=(
+            _literal(e.value for e in Experiencer),
+            Field(description="whose health: self, relative (family_history only) or other"),
+        ),
+        hypothetical=(bool, Field(description="a question, plan or condition, not a fact")),
+        retracted=(bool, Field(description="the user took this mention back")),
+        temporality=(_literal(t.value for t in Temporality) | None, ...),
+        evidence_kind=(
+            _literal(k.value for k in EvidenceKind),
+            Field(description="stated, or an answer to the assistant's question, or a confirmed restatement"),
+        ),
+        context_evidence=(
+            str | None,
+            Field(description="for answers: the assistant's question, copied verbatim; else null"),
+        ),
+        refers_to_focus=(bool, Field(description="name omitted: a pronoun for the thing in focus")),
     )
 
 

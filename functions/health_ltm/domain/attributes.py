@@ -48,6 +48,12 @@ class Sex(StrEnum):
     OTHER = "other"
 
 
+class Pregnancy(StrEnum):
+    PREGNANT = "pregnant"
+    BREASTFEEDING = "breastfeeding"
+    NOT_PREGNANT = "not_pregnant"
+
+
 class _Attributes(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -80,6 +86,7 @@ class DemographicAttributes(_Attributes):
     height_cm: float | None = Field(default=None, gt=30, lt=260)
     weight_kg: float | None = Field(default=None, gt=1, lt=400)
     city: str | None = Field(default=None, max_length=80)
+    pregnancy: Pregnancy | None = Field(default=None, description="safety-critical for drug questions")
 
 
 class LifestyleAttributes(_Attributes):

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .models import AssertionKind
+from .models import AssertionKind, EvidenceKind
 from .sections import FactStatus, Section
 
 
@@ -25,11 +25,23 @@ class Candidate:
     valid_to: str | None = None
     correction: bool = False
     remember: bool = False
+    retracted: bool = False
+    evidence_kind: EvidenceKind = EvidenceKind.STATED
+    context_evidence: str | None = None
 
     def fingerprint(self) -> str:
         """Stable identity of this candidate inside one fragment: a redelivery applies it once."""
         payload = json.dumps(
-            [self.section, self.kind, self.key, self.status, self.attributes, self.valid_from, self.valid_to],
+            [
+                self.section,
+                self.kind,
+                self.key,
+                self.status,
+                self.attributes,
+                self.valid_from,
+                self.valid_to,
+                self.retracted,
+            ],
             sort_keys=True,
             ensure_ascii=False,
             default=str,

@@ -34,6 +34,27 @@ class EventType(StrEnum):
     SECTION_STATUS = "section_status"
 
 
+class Experiencer(StrEnum):
+    """Whose health a mention is about (ConText's experiencer)."""
+
+    SELF = "self"
+    RELATIVE = "relative"  # a blood relative: family_history only
+    OTHER = "other"  # a friend, a colleague, "many patients": nothing for the user
+
+
+class Temporality(StrEnum):
+    CURRENT = "current"
+    PAST = "past"
+
+
+class EvidenceKind(StrEnum):
+    """How the user's words carry the fact."""
+
+    STATED = "stated"  # the user said it in their own words
+    ANSWER_TO_QUESTION = "answer_to_question"  # "no" / "just aspirin": the question supplies the subject
+    CONFIRMED_RESTATEMENT = "confirmed_restatement"  # "yes, that's right" to the assistant's summary
+
+
 class Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -65,6 +86,10 @@ class Fact(BaseModel):
     session_ids: list[str] = Field(default_factory=list, description="distinct sessions that mentioned it")
     source_fragment_ids: list[str] = Field(default_factory=list)
     said_by: Literal["user"] = "user"
+    evidence_kind: EvidenceKind = EvidenceKind.STATED
+    context_evidence: str | None = Field(
+        default=None, description="the assistant's question the user's words answered (answers only)"
+    )
     deleted_at: datetime | None = None
     version: int = 1
     # documented facts only
@@ -137,6 +162,20 @@ class Assertion(BaseModel):
     evidence: str = Field(max_length=1000, description="quote of the user's own words")
     correction: bool = False
     remember: bool = False
+    # Mention attributes (ConText): decided by code on the rule path, proposed by the model and
+    # enforced by validation on the model path.
+    experiencer: Experiencer = Experiencer.SELF
+    hypothetical: bool = False
+    retracted: bool = False  # "scratch that": the user takes this mention back
+    temporality: Temporality | None = None
+    evidence_kind: EvidenceKind = EvidenceKind.STATED
+    context_evidence: str | None = Field(
+        default=None, max_length=1000, description="the assistant's words that supply the subject"
+    )
+    refers_to_focus: bool = Field(
+        default=False,
+        description="no name: a pronoun or an unnamed change ('I stopped it'), resolved by code",
+    )
 
 
 class FragmentStatus(StrEnum):

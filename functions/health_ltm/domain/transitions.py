@@ -15,6 +15,7 @@ from .models import (
     AssertionKind,
     Clarification,
     EventType,
+    EvidenceKind,
     Fact,
     HistoryEvent,
     SectionState,
@@ -193,6 +194,8 @@ def _decide_fact(
             "valid_from": candidate.valid_from or existing.valid_from,
             "valid_to": candidate.valid_to or (None if status not in ENDING_STATUSES else existing.valid_to),
             "code": existing.code or candidate.code,
+            # Said in the user's own words once is enough to stop leaning on a question.
+            **_provenance_after(existing, candidate),
             "deleted_at": None,
             "last_confirmed_at": ctx.now,
             "mention_count": existing.mention_count + 1,
@@ -239,6 +242,8 @@ def _first_mention(
         valid_to=candidate.valid_to,
         first_mentioned_at=ctx.now,
         last_confirmed_at=ctx.now,
+        evidence_kind=candidate.evidence_kind,
+        context_evidence=candidate.context_evidence,
         mention_count=1,
         session_ids=_with_session([], ctx.session_id),
         source_fragment_ids=_with_fragment([], ctx.fragment_id),
@@ -307,6 +312,14 @@ def _section_change(state: SectionState, target: SectionStatus, ctx: DecisionCon
 def section_fact_id(section: Section) -> str:
     """History of a section's status is kept under this pseudo fact id."""
     return f"section-{section.value}"
+
+
+def _provenance_after(existing: Fact, candidate: Candidate) -> dict[str, Any]:
+    if existing.evidence_kind is EvidenceKind.STATED:
+        return {}
+    if candidate.evidence_kind is EvidenceKind.STATED:
+        return {"evidence_kind": EvidenceKind.STATED, "context_evidence": None}
+    return {"evidence_kind": candidate.evidence_kind, "context_evidence": candidate.context_evidence}
 
 
 def _default_status(section: Section) -> FactStatus:

@@ -9,19 +9,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
 from ..domain.attributes import validate_attributes
 from ..domain.candidates import Candidate
-from ..domain.models import Assertion, AssertionKind, Message, Role
+from ..domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role
 from ..domain.sections import ALLOWED_STATUSES, Section
 from .normalize import normalize_name
 
 _SPACES = re.compile(r"\s+")
 _PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 # Demographics hold one slot per fact: the slot is the key.
-DEMOGRAPHIC_SLOTS = ("birth_year", "sex", "height_cm", "weight_kg", "city")
+DEMOGRAPHIC_SLOTS = ("birth_year", "sex", "height_cm", "weight_kg", "city", "pregnancy")
 # Names that name nothing.
 NO_THING = frozenset(
     {
@@ -65,17 +66,74 @@ class Rejection:
     reason: str
 
 
+@dataclass(frozen=True)
+class DialogueWords:
+    """The fragment's words by speaker, folded: evidence must be the user's, a question the assistant's."""
+
+    user: str
+    assistant: str = ""
+
+
 def user_text(messages: Sequence[Message]) -> str:
     """All the user's words, each message folded, joined so a quote may span two messages."""
     return " ".join(fold(m.text) for m in messages if m.role is Role.USER)
 
 
-def validate(assertion: Assertion, user_words: str) -> tuple[list[Candidate], Rejection | None]:
+def dialogue_words(messages: Sequence[Message]) -> DialogueWords:
+    return DialogueWords(
+        user=user_text(messages),
+        assistant=" ".join(fold(m.text) for m in messages if m.role is Role.ASSISTANT),
+    )
+
+
+def _mention_rejection(assertion: Assertion, words: DialogueWords) -> str | None:
+    """The mention attributes every path must respect (ConText: experiencer, hypothetical; answers)."""
+    section = assertion.section
+    if assertion.hypothetical:
+        return "hypothetical"
+    if assertion.experiencer is Experiencer.OTHER:
+        return "experiencer_other_person"
+    if assertion.experiencer is Experiencer.RELATIVE and section is not Section.FAMILY_HISTORY:
+        return "relative_not_self"  # a relative's condition is never the user's own
+    own = assertion.experiencer is Experiencer.SELF and assertion.kind is AssertionKind.FACT
+    if section is Section.FAMILY_HISTORY and own:
+        return "own_condition_not_family_history"
+    if assertion.evidence_kind is not EvidenceKind.STATED:
+        context = fold(assertion.context_evidence or "")
+        if len(context) < 2 or context not in words.assistant:
+            return "question_not_in_assistant_text"
+        if assertion.evidence_kind is EvidenceKind.CONFIRMED_RESTATEMENT:
+            from .dialogue import affirms
+
+            if not affirms(assertion.evidence):
+                return "restatement_not_confirmed"
+            if assertion.name and fold(assertion.name) not in context:
+                return "restated_name_not_in_question"
+    return None
+
+
+def validate(
+    assertion: Assertion, words: DialogueWords | str
+) -> tuple[list[Candidate], Rejection | None]:
     """Turn one assertion into candidates, or say why it is rejected."""
+    if isinstance(words, str):
+        words = DialogueWords(user=words)
     section = assertion.section
     evidence = fold(assertion.evidence)
-    if len(evidence) < 2 or evidence not in user_words:
+    if len(evidence) < 2 or evidence not in words.user:
         return [], Rejection(section, "evidence_not_in_user_text")
+    if assertion.refers_to_focus and not (assertion.name or "").strip():
+        return [], Rejection(section, "unresolved_reference")
+    mention = _mention_rejection(assertion, words)
+    if mention:
+        return [], Rejection(section, mention)
+    provenance: dict[str, Any] = {
+        "evidence_kind": assertion.evidence_kind,
+        "context_evidence": (assertion.context_evidence or None)
+        if assertion.evidence_kind is not EvidenceKind.STATED
+        else None,
+        "retracted": assertion.retracted,
+    }
     if assertion.kind is not AssertionKind.FACT:
         return [
             Candidate(
@@ -86,6 +144,7 @@ def validate(assertion: Assertion, user_words: str) -> tuple[list[Candidate], Re
                 name_normalized="",
                 status=None,
                 correction=assertion.correction,
+                **provenance,
             )
         ], None
     if assertion.status is not None and assertion.status not in ALLOWED_STATUSES[section]:
@@ -115,6 +174,7 @@ def validate(assertion: Assertion, user_words: str) -> tuple[list[Candidate], Re
                 valid_to=assertion.valid_to,
                 correction=assertion.correction,
                 remember=assertion.remember,
+                **provenance,
             )
             for slot in slots
         ], None
@@ -143,5 +203,6 @@ def validate(assertion: Assertion, user_words: str) -> tuple[list[Candidate], Re
             valid_to=assertion.valid_to,
             correction=assertion.correction,
             remember=assertion.remember,
+            **provenance,
         )
     ], None

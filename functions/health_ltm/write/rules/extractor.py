@@ -14,13 +14,13 @@ from datetime import date, datetime
 from pydantic import ValidationError
 
 from ...domain.attributes import validate_attributes
-from ...domain.models import Assertion, AssertionKind, Message, Role
+from ...domain.models import Assertion, AssertionKind, Experiencer, Message, Role
 from ...domain.sections import Section
 from ...ports import Clock
-from . import allergies, conditions, demographics, events, lifestyle, medications, symptoms
+from . import allergies, chinese, conditions, demographics, events, lifestyle, medications, symptoms
 from .text import CORRECTION, INSTRUCTION, REMEMBER, Context, Draft, Sentence, edge_trim, split_sentences
 
-_RULES = (allergies, medications, conditions, symptoms, events, demographics, lifestyle)
+_RULES = (allergies, medications, conditions, symptoms, events, demographics, lifestyle, chinese)
 
 
 class RuleExtractor:
@@ -77,8 +77,13 @@ def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: boo
     attributes = _valid_attributes(draft.section, draft.attributes)
     if attributes is None:
         return None
-    if draft.kind is AssertionKind.FACT and not (draft.name or "").strip():
+    if draft.kind is AssertionKind.FACT and not (draft.name or "").strip() and not draft.refers_to_focus:
         return None
+    experiencer = draft.experiencer or (
+        Experiencer.RELATIVE
+        if draft.section is Section.FAMILY_HISTORY and draft.kind is AssertionKind.FACT
+        else Experiencer.SELF
+    )
     return Assertion(
         section=draft.section,
         kind=draft.kind,
@@ -91,6 +96,13 @@ def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: boo
         evidence=evidence[:1000],
         correction=correction,
         remember=remember,
+        experiencer=experiencer,
+        hypothetical=draft.hypothetical,
+        retracted=draft.retracted,
+        temporality=draft.temporality,
+        refers_to_focus=draft.refers_to_focus,
+        evidence_kind=draft.evidence_kind,
+        context_evidence=draft.context_evidence,
     )
 
 

@@ -12,15 +12,18 @@ from datetime import date
 from typing import Any
 
 from ...domain.attributes import Relative
-from ...domain.models import AssertionKind
+from ...domain.models import AssertionKind, EvidenceKind, Experiencer, Temporality
 from ...domain.sections import FactStatus, Section
 from ..normalize import fold
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])\s*|\n+")  # CJK needs no space
 # Hard clause boundaries: punctuation and contrast conjunctions ("аллергий нет, а на пенициллин...").
-_CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s")
+_CLAUSE_BREAK = re.compile(
+    r"[,;:()—–，；：、（）]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s"
+)
 _LIST_BREAK = re.compile(
-    r"[.;:!?()—–]|\s-\s|\s(?:а|но|однако|хотя|потому|поэтому|так как|что|который|которая|которые|когда|если"
+    r"[.;:!?()—–。；：！？（）]|\s-\s"
+    r"|\s(?:а|но|однако|хотя|потому|поэтому|так как|что|который|которая|которые|когда|если"
     r"|but|however|although|though|because|so|which|that|when|if|since)\s"
 )
 _EDGE = " \t,;:—–-("
@@ -78,6 +81,14 @@ class Draft:
     attributes: dict[str, Any] = field(default_factory=dict)
     valid_from: str | None = None
     valid_to: str | None = None
+    # Mention attributes (see domain.models.Assertion); family_history drafts are a relative's.
+    experiencer: Experiencer | None = None
+    hypothetical: bool = False
+    retracted: bool = False
+    temporality: Temporality | None = None
+    refers_to_focus: bool = False
+    evidence_kind: EvidenceKind = EvidenceKind.STATED
+    context_evidence: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,138 @@
+"""A fragment is a dialogue: each user turn is read beside the assistant turn it answers.
+
+"Any medicines?" / "Just a baby aspirin", "Аллергия есть?" / "Нет", "你抽烟吗？" / "不抽": the
+user's words affirm, deny or name; the assistant's question supplies the subject. This module
+pairs turns and reads the *shape* of an answer (yes / no / don't know / a list); what the
+subject is and which facts follow is ``answers.py``. Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..domain.models import Message, Role
+from .normalize import fold
+
+_QUESTION_END = re.compile(r"[?？]\s*$")
+# An assistant turn that asks even without a question mark ("Tell me about your allergies.").
+_ASKING_OPENER = re.compile(
+    r"^\s*(?:tell\s+me|describe|list|please\s+(?:tell|list|describe)|расскажите|перечислите|опишите"
+    r"|назовите|уточните|请告诉|请说|请问|说说)",
+    re.IGNORECASE,
+)
+
+
+class AnswerShape(StrEnum):
+    YES = "yes"
+    NO = "no"
+    UNSURE = "unsure"
+    CONTENT = "content"  # names something ("just aspirin", "only on weekends"); read against the subject
+
+
+# Whole-answer forms first: "not that I know of" is a no, "I don't think so" a no, "не знаю" unsure.
+_UNSURE = re.compile(
+    r"^(?:i\s+)?(?:(?:really\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?know(?!\s+of\s+any)|not\s+sure|unsure|no\s+idea|i'?m\s+not\s+sure"
+    r"|can'?t\s+remember|i\s+don'?t\s+remember|not\s+that\s+i\s+remember|hard\s+to\s+say|maybe|possibly"
+    r"|не\s+знаю|не\s+уверен\w*|не\s+помню|без\s+понятия|понятия\s+не\s+имею|затрудняюсь\s+\w+|может\s+быть"
+    r"|хз|не\s+в\s+курсе|不知道|不清楚|不确定|记不清|不记得|说不好)\b",
+    re.IGNORECASE,
+)
+_NO = re.compile(
+    r"^(?:no+|nope|nah|none|nothing|never|not\s+really|not\s+at\s+all|no\s+sir|no\s+ma'?am|negative|neither"
+    r"|not\s+that\s+i\s+(?:know|am\s+aware)(?:\s+of)?|not\s+to\s+my\s+knowledge|i\s+don'?t\s+think\s+so"
+    r"|i\s+(?:don'?t|do\s+not)(?:\s+have(?:\s+any)?)?|i\s+haven'?t|i\s+have\s+not|i'?m\s+not|i\s+am\s+not"
+    r"|i\s+don'?t\s+know\s+of\s+any|none\s+that\s+i\s+know\s+of|nothing\s+like\s+that"
+    r"|нет+|неа|не-а|не\s+было|никаких|ничего|никогда|нету|не\s+имею|вроде\s+нет|нет\s+вроде|кажется\s+нет"
+    r"|не\s+(?:курю|пью|принимаю|болею|болел\w*)|没有|没|无|不是|不|从来没有|从不|没有过)(?=$|[\s,.!;:—–-]|\W)",
+    re.IGNORECASE,
+)
+_YES = re.compile(
+    r"^(?:yes+|yeah|yep|yup|ya|sure|correct|right|that'?s\s+(?:right|correct)|exactly|absolutely|of\s+course"
+    r"|i\s+do|i\s+am|i\s+have|i\s+did|uh-?huh|mm-?hmm|definitely|indeed|affirmative|true"
+    r"|да+|ага|угу|так\s+точно|верно|правильно|конечно|точно|именно|есть|бывает|было"
+    r"|是的?|对的?|有的?|嗯|没错|正确|是啊|对啊)(?=$|[\s,.!;:—–-]|\W)",
+    re.IGNORECASE,
+)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user message and the assistant question it answers (None: the user spoke first)."""
+
+    index: int  # position of the user message in the fragment
+    message: Message
+    question: Message | None
+
+
+def asks(message: Message | None) -> bool:
+    """The assistant asked something the user's next message may answer."""
+    if message is None or message.role is not Role.ASSISTANT:
+        return False
+    text = message.text.strip()
+    if _QUESTION_END.search(text):
+        return True
+    last = re.split(r"(?<=[.!?。！？])\s*", text)
+    return bool(_ASKING_OPENER.search(last[-1] if last[-1].strip() else text))
+
+
+def question_of(messages: Sequence[Message], index: int) -> Message | None:
+    """The assistant question right before the user message at ``index`` (after earlier user
+    turns of the same answer burst too: "Any allergies?" / "yes" / "penicillin")."""
+    j = index - 1
+    while j >= 0 and messages[j].role is Role.USER and index - j <= 3:
+        j -= 1
+    if j >= 0 and asks(messages[j]):
+        return messages[j]
+    return None
+
+
+def turns(messages: Sequence[Message]) -> list[Turn]:
+    return [
+        Turn(i, m, question_of(messages, i)) for i, m in enumerate(messages) if m.role is Role.USER
+    ]
+
+
+def last_question(text: str) -> str:
+    """The asking sentence of an assistant turn ("Thanks. Any allergies?" -> "Any allergies?")."""
+    parts = [p for p in re.split(r"(?<=[.!。！])\s*", text.strip()) if p.strip()]
+    asking = [p for p in parts if _QUESTION_END.search(p)]
+    return (asking[-1] if asking else parts[-1] if parts else text).strip()
+
+
+def answer_shape(text: str) -> AnswerShape:
+    """The form of an answer; CONTENT when it names something beyond yes/no."""
+    low = fold(text.strip())
+    if _UNSURE.match(low):
+        return AnswerShape.UNSURE
+    if _NO.match(low):
+        return AnswerShape.NO
+    if _YES.match(low):
+        return AnswerShape.YES
+    return AnswerShape.CONTENT
+
+
+def affirms(text: str) -> bool:
+    """The user's words say yes (for a confirmed restatement)."""
+    return answer_shape(text) is AnswerShape.YES
+
+
+def rest_after_marker(text: str) -> tuple[int, str]:
+    """"Да, на пенициллин" -> (offset, "на пенициллин"): what follows a leading yes/no."""
+    low = fold(text)
+    for pattern in (_NO, _YES):
+        m = pattern.match(low.strip())
+        if m:
+            lead = len(low) - len(low.lstrip())
+            end = lead + m.end()
+            while end < len(text) and (text[end] in " ,.!;:—–-" or text[end] in "，。！；："):
+                end += 1
+            return end, text[end:]
+    return 0, text
+
+
+def is_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))
