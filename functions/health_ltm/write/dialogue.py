@@ -43,8 +43,8 @@ _UNSURE = re.compile(
 _NO = re.compile(
     r"^(?:no+|nope|nah|none|nothing|never|not\s+really|not\s+at\s+all|no\s+sir|no\s+ma'?am|negative|neither"
     r"|not\s+that\s+i\s+(?:know|am\s+aware)(?:\s+of)?|not\s+to\s+my\s+knowledge|i\s+don'?t\s+think\s+so"
+    r"|i\s+don'?t\s+know\s+of\s+any\w*|none\s+that\s+i\s+know\s+of|nothing\s+like\s+that"
     r"|i\s+(?:don'?t|do\s+not)(?:\s+have(?:\s+any)?)?|i\s+haven'?t|i\s+have\s+not|i'?m\s+not|i\s+am\s+not"
-    r"|i\s+don'?t\s+know\s+of\s+any|none\s+that\s+i\s+know\s+of|nothing\s+like\s+that"
     r"|нет+|неа|не-а|не\s+было|никаких|ничего|никогда|нету|не\s+имею|вроде\s+нет|нет\s+вроде|кажется\s+нет"
     r"|не\s+(?:курю|пью|принимаю|болею|болел\w*)|没有|没|无|不是|不|从来没有|从不|没有过)(?=$|[\s,.!;:—–-]|\W)",
     re.IGNORECASE,
@@ -91,9 +91,7 @@ def question_of(messages: Sequence[Message], index: int) -> Message | None:
 
 
 def turns(messages: Sequence[Message]) -> list[Turn]:
-    return [
-        Turn(i, m, question_of(messages, i)) for i, m in enumerate(messages) if m.role is Role.USER
-    ]
+    return [Turn(i, m, question_of(messages, i)) for i, m in enumerate(messages) if m.role is Role.USER]
 
 
 def last_question(text: str) -> str:
@@ -121,7 +119,7 @@ def affirms(text: str) -> bool:
 
 
 def rest_after_marker(text: str) -> tuple[int, str]:
-    """"Да, на пенициллин" -> (offset, "на пенициллин"): what follows a leading yes/no."""
+    """ "Да, на пенициллин" -> (offset, "на пенициллин"): what follows a leading yes/no."""
     low = fold(text)
     for pattern in (_NO, _YES):
         m = pattern.match(low.strip())

@@ -5,15 +5,19 @@ The model understands language; everything from validation on is code.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from ..domain.candidates import Candidate
 from ..domain.models import (
     AppliedEvent,
+    Clarification,
     Episode,
+    Fact,
     Fragment,
     FragmentStatus,
     Message,
@@ -22,7 +26,7 @@ from ..domain.models import (
     UserMemory,
 )
 from ..domain.sections import Section
-from ..domain.transitions import Decision, DecisionContext, decide
+from ..domain.transitions import Decision, DecisionContext, decide, is_current
 from ..observability import logger, metrics
 from ..ports import (
     ChangeSet,
@@ -37,9 +41,10 @@ from ..ports import (
     SectionWrite,
     VectorIndex,
 )
+from .focus import resolve as resolve_focus
 from .mentions import detect_critical_mentions
 from .quality import filter_messages
-from .validate import user_text, validate
+from .validate import dialogue_words, validate
 
 MAX_DECISION_ATTEMPTS = 5
 
@@ -104,18 +109,25 @@ class WritePath:
         if self.recall_guard:
             assertions = self._recall_guard(kept, assertions)
 
-        words = user_text(kept)
+        memory = repo.load_memory(user_id)
+        focus = resolve_focus(
+            assertions, kept, memory, fragment.session_id, self.clock.now(), self.new_id, fragment.id
+        )
+        words = dialogue_words(kept)
         candidates: list[Candidate] = []
         rejected: list[dict] = []
-        for assertion in assertions:
+        for position, assertion in enumerate(focus.assertions):
             accepted, rejection = validate(assertion, words)
+            if position in focus.keys:
+                # A follow-up resolved to a stored fact: it is that fact, whatever its name normalises to.
+                accepted = [replace(c, key=focus.keys[position]) for c in accepted]
             candidates.extend(accepted)
             if rejection:
                 rejected.append({"section": rejection.section, "reason": rejection.reason})
         if rejected:
             metrics.add_metric(name="EventRejected", unit=MetricUnit.Count, value=len(rejected))
 
-        applied, due_days = self._apply_all(user_id, fragment, candidates)
+        applied, due_days = self._apply_all(user_id, fragment, candidates, memory, focus.clarifications)
         self._store_episode(user_id, fragment, kept, sections)
         final = FragmentStatus.APPLIED
         try:
@@ -147,19 +159,28 @@ class WritePath:
 
     # ------------------------------------------------------------------ decisions
     def _apply_all(
-        self, user_id: str, fragment: Fragment, candidates: list[Candidate]
+        self,
+        user_id: str,
+        fragment: Fragment,
+        candidates: list[Candidate],
+        memory: UserMemory,
+        clarifications: Sequence[Clarification] = (),
     ) -> tuple[list[AppliedEvent], set[str]]:
         repo = self.repository
         due_days: set[str] = set()
         done = fragment.done  # read with the fragment: no second read
-        memory = repo.load_memory(user_id)
         applied: list[AppliedEvent] = []
-        for candidate in candidates:
-            fingerprint = candidate.fingerprint()
+        work: list[Candidate | Clarification] = [*clarifications, *candidates]
+        for candidate in work:
+            fingerprint = _fingerprint(candidate)
             if fingerprint in done:
                 continue  # applied by an earlier delivery of this fragment
             for attempt in range(MAX_DECISION_ATTEMPTS):
-                decision = self._decide(candidate, memory, fragment)
+                decision = (
+                    Decision(clarification=candidate)
+                    if isinstance(candidate, Clarification)
+                    else self._decide(candidate, memory, fragment)
+                )
                 changes, event = _to_changes(decision)
                 if not changes:
                     break  # nothing to write (e.g. a repeat inside this fragment)
@@ -194,6 +215,8 @@ class WritePath:
         existing = next(
             (f for f in memory.facts if f.section is candidate.section and f.key == candidate.key), None
         )
+        if candidate.retracted:
+            return _retraction(candidate, existing, fragment, self.clock.now(), self.new_id)
         state = memory.sections.get(candidate.section) or SectionState(section=candidate.section)
         ctx = DecisionContext(
             now=self.clock.now(),
@@ -255,6 +278,38 @@ class WritePath:
         if self.vector_index is not None:
             self.vector_index.delete_user(user_id)
         metrics.add_metric(name="ErasureRaceCompensated", unit=MetricUnit.Count, value=1)
+
+
+def _fingerprint(item: Candidate | Clarification) -> str:
+    if isinstance(item, Clarification):
+        # Stable across redeliveries: the reason and what it is about, not the fresh id.
+        return "clarification:" + hashlib.blake2b(
+            f"{item.section}:{item.reason}:{item.current}:{item.proposed}".encode(), digest_size=12
+        ).hexdigest()
+    return item.fingerprint()
+
+
+def _retraction(
+    candidate: Candidate, existing: Fact | None, fragment: Fragment, now: datetime, new_id: Callable[[], str]
+) -> Decision:
+    """"Scratch that": the mention is void. A fact stored from an earlier conversation is not
+    deleted on one phrase (an allergy wrongly dropped is the dangerous direction): it is held
+    as a clarification for the assistant to confirm."""
+    from_before = existing is not None and fragment.id not in existing.source_fragment_ids
+    if existing is None or not from_before or not is_current(existing):
+        return Decision(noop_reason="retracted")
+    return Decision(
+        clarification=Clarification(
+            id=new_id(),
+            section=candidate.section,
+            fact_id=existing.id,
+            reason="retracted_mention",
+            current={"name": existing.name_normalized, "status": existing.status.value},
+            proposed={"retracted": True},
+            created_at=now,
+            fragment_id=fragment.id,
+        )
+    )
 
 
 def _to_changes(decision: Decision) -> tuple[ChangeSet, AppliedEvent | None]:

@@ -1,7 +1,10 @@
 """Quality filter (seed 001): noise never reaches a model, and neither does the reply to noise.
 
 A user message is dropped when it is only numbers or punctuation, one word, fewer than six
-letters, or keyboard mash; the assistant's reply to a dropped message goes with it. Before
+letters, or keyboard mash; the assistant's reply to a dropped message goes with it. A short
+reply right after the assistant's question is an answer ("no", "34", "只有阿司匹林"), never
+noise: only keyboard mash and bare punctuation are dropped there. Chinese and Japanese text is
+text: ideographs are letters, and a run of them is never keyboard mash. Before
 filtering, a short burst of consecutive user messages that only make sense together ("мне" /
 "30" / "лет") is glued into one; gluing is conservative so a run of garbage stays garbage: mash
 and punctuation break a run, fillers ("ок", "да") break it, a run longer than six messages is not
@@ -16,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..domain.models import Message, Role
+from .dialogue import question_of
 from .normalize import find_terms, fold, is_known_term, word_set
 
 MIN_LETTERS = 6
@@ -31,6 +35,17 @@ _ROW_WORDS_OK = frozenset({"про", "лор"})  # real words that happen to sit
 _VOWELS = frozenset("aeiouyаеиоуыэюя")
 _REPEATED = re.compile(r"^(.{1,2})\1{2,}.?$")
 _CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxzбвгджзйклмнпрстфхцчшщ]{6,}")
+_IDEOGRAPH = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+# An ideograph carries a word's worth of meaning: count it as a word's letters.
+_IDEOGRAPH_LETTERS = 3
+# A bare number answers only a question that asks for one ("How old are you?" / "34").
+_ASKS_NUMBER = re.compile(
+    r"how\s+(?:old|much|many|tall|often|long)|what\s+(?:is|'s)\s+your\s+(?:age|weight|height)|\bage\b"
+    r"|weigh|height|сколько|какой\s+(?:у\s+вас\s+)?(?:рост|вес|возраст)|возраст|лет\s+вам|вес|рост"
+    r"|多大|几岁|多少|多高|多重|体重|身高|年龄"
+)
+# What an answer may be dropped for: nothing but mash or punctuation.
+_NOISE_EVEN_AS_ANSWER = frozenset({"keyboard_mash", "punctuation_only"})
 _FILLERS = word_set(
     "ок окей ok okay да нет не ну хм ага угу ладно понятно ясно хорошо спасибо спс пасиб привет пока ааа эээ "
     "ээ мм ммм хз норм yes no yeah yep nope hmm hm lol лол ха хах thanks thx hi hello hey bye sure fine cool"
@@ -103,6 +118,8 @@ def _row_run(word: str) -> bool:
 
 
 def _is_mash_word(word: str) -> bool:
+    if _IDEOGRAPH.search(word):
+        return False  # no keyboard rows, no vowels: the tests below do not apply
     if _REPEATED.match(word) and len(word) >= 3:
         return True
     if len(word) >= 4 and not (set(word) & _VOWELS):
@@ -113,7 +130,8 @@ def _is_mash_word(word: str) -> bool:
 def reject_reason(text: str) -> str | None:
     """Why one user message is noise, or None when it may carry information."""
     low = fold(text.strip())
-    letters = sum(ch.isalpha() for ch in low)
+    ideographs = len(_IDEOGRAPH.findall(low))
+    letters = sum(ch.isalpha() for ch in low) + ideographs * (_IDEOGRAPH_LETTERS - 1)
     digits = sum(ch.isdigit() for ch in low)
     if not letters:
         return "numbers_only" if digits else "punctuation_only"
@@ -121,7 +139,7 @@ def reject_reason(text: str) -> str | None:
     mash_letters = sum(len(w) for w in words if _is_mash_word(w.replace("-", "").replace("'", "")))
     if mash_letters and mash_letters * 2 >= letters:
         return "keyboard_mash"
-    if len(words) == 1 and not digits:
+    if len(words) == 1 and not digits and ideographs < 2:
         return "one_word"
     if letters < MIN_LETTERS:
         # "мне 30", "I'm 34", "вешу 80": a number with a word is a statement in a health chat.
@@ -174,6 +192,9 @@ def filter_messages(
         previous = messages[index - 1] if index else None
         if reason in ("one_word", "too_few_letters") and _asks(previous) and known(m.text):
             reason = None
+        question = question_of(messages, index) if reason and reason not in _NOISE_EVEN_AS_ANSWER else None
+        if question is not None and (reason != "numbers_only" or _ASKS_NUMBER.search(fold(question.text))):
+            reason = None  # an answer to the assistant's question: read it with the question
         reasons.append(reason)
 
     glued_at: dict[int, tuple[Message, tuple[int, ...]]] = {}

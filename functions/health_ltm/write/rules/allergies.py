@@ -42,6 +42,10 @@ _SECTION_ABSENT = rx(
     r"|\bnkda\b|\bнет\s+аллергии\s+на\s+(?:какие-либо\s+|никакие\s+)?(?:лекарства|препараты)\b"
     r"|\b(?:allergies|аллергии)\s*[:-]\s*(?:none|no|nil|нет|нету)\b"
 )
+_EXCEPT = rx(
+    r"\s*,?\s*\b(?:except|apart\s+from|other\s+than|besides|save\s+for|but\s+(?:for\s+)?|кроме|за\s+исключением"
+    r"|помимо|разве\s+что)\b(?:\s+(?:как|for|to|на|of))*\s+"
+)
 # "аллергия на X", "allergic to X": the object list follows.
 _TRIGGER = rx(
     r"\bаллерги\w*\s+(?:реакци\w*\s+)?(?:у\s+меня\s+)?(?:на|к)\s+|\bаллергик\w*\s+на\s+"
@@ -95,11 +99,24 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         if _object_follows(s, unsure.end()):
             return []  # "not sure whether I'm allergic to penicillin": no status to record
         return [Draft(Section.ALLERGIES, s.evidence(*unsure.span()), kind=AssertionKind.SECTION_UNSURE)]
+    absent = _SECTION_ABSENT.search(s.low)
+    exception = _EXCEPT.search(s.low, absent.end()) if absent else None
+    if exception:
+        # "No allergies except penicillin": a scope terminator; what follows IS an allergy.
+        return [
+            Draft(
+                Section.ALLERGIES,
+                s.evidence(absent.start(), b),  # type: ignore[union-attr]
+                name=s.text[a:b],
+                hint=normalize_name(Section.ALLERGIES, s.text[a:b]).name_normalized,
+                status=FactStatus.PRESENT,
+            )
+            for a, b, _ in enumeration(s, exception.end(), _KINDS)
+        ]
     drafts = _entities(s)
-    if not drafts:
-        absent = _SECTION_ABSENT.search(s.low)
-        if absent and not third_party_before(s, absent.start()) and not hypothetical(s, absent.start()):
-            return [Draft(Section.ALLERGIES, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)]
+    said_none = absent and not third_party_before(s, absent.start()) and not hypothetical(s, absent.start())
+    if not drafts and said_none:
+        return [Draft(Section.ALLERGIES, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)]
     return drafts
 
 

@@ -13,6 +13,7 @@ from ..normalize import find_terms, normalize_name
 from .dates import find_since
 from .text import (
     FAMILY_WIDE,
+    PRONOUN_SUBJECT,
     RELATIVE,
     RELATIVE_BY_WORD,
     Context,
@@ -79,7 +80,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         if hypothetical(s, term.start) or _VACCINE_CONTEXT.search(s.low[slice(*s.clause(term.start))]):
             continue
-        draft = _family(s, term) or _personal(s, term, ctx)
+        draft = _family(s, term, ctx) or _personal(s, term, ctx)
         if draft is None:
             continue
         key = (
@@ -118,8 +119,13 @@ def _relative(s: Sentence, pos: int) -> Relative | None:
     return None
 
 
-def _family(s: Sentence, term) -> Draft | None:
+def _family(s: Sentence, term, ctx: Context) -> Draft | None:
     relative = _relative(s, term.start)
+    if relative is None and ctx.relative_in_focus is not None:
+        # "My sister was diagnosed last year. She has epilepsy.": the pronoun is the relative.
+        start, _ = s.clause(term.start)
+        if PRONOUN_SUBJECT.match(s.low[start:term.start]) or PRONOUN_SUBJECT.match(s.low):
+            relative = ctx.relative_in_focus
     if relative is None:
         return None
     name = s.text[term.start : term.end]

@@ -9,16 +9,42 @@ clock given to the constructor; with none of these, facts that need a date are s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date, datetime
 
 from pydantic import ValidationError
 
-from ...domain.attributes import validate_attributes
+from ...domain.attributes import Relative, validate_attributes
 from ...domain.models import Assertion, AssertionKind, Experiencer, Message, Role
 from ...domain.sections import Section
 from ...ports import Clock
-from . import allergies, chinese, conditions, demographics, events, lifestyle, medications, symptoms
-from .text import CORRECTION, INSTRUCTION, REMEMBER, Context, Draft, Sentence, edge_trim, split_sentences
+from ..dialogue import question_of
+from ..normalize import fold
+from . import (
+    allergies,
+    answers,
+    chinese,
+    conditions,
+    demographics,
+    events,
+    followups,
+    lifestyle,
+    medications,
+    symptoms,
+)
+from .text import (
+    CORRECTION,
+    INSTRUCTION,
+    RELATIVE,
+    RELATIVE_BY_WORD,
+    REMEMBER,
+    RETRACTION,
+    Context,
+    Draft,
+    Sentence,
+    edge_trim,
+    split_sentences,
+)
 
 _RULES = (allergies, medications, conditions, symptoms, events, demographics, lifestyle, chinese)
 
@@ -38,31 +64,85 @@ class RuleExtractor:
             return []
         out: list[Assertion] = []
         seen: set[str] = set()
-        for message in messages:
+        relative_in_focus = None
+        previous_message: list[int] = []  # indexes in ``out`` of the last user message's assertions
+        for index, message in enumerate(messages):
             if message.role is not Role.USER:
                 continue  # the assistant's words never make a fact
-            ctx = Context(today=self._today(message, now))
-            correction = remember = False
-            for sentence in split_sentences(message.text):
-                # A marker counts for its own sentence and the rest of the message ("Я ошибся. Мне 30").
-                correction = correction or bool(CORRECTION.search(sentence.low))
-                remember = remember or bool(REMEMBER.search(sentence.low))
-                if INSTRUCTION.search(sentence.low):
+            question = question_of(messages, index)
+            asked = (
+                frozenset(x.section for x in answers.read_question(question.text).subjects)
+                if question
+                else frozenset()
+            )
+            ctx = Context(today=self._today(message, now), relative_in_focus=relative_in_focus, asked=asked)
+            drafts, relative_in_focus = self._message_drafts(message, ctx, rules)
+            topic = answers.user_topic(message.text) if question is None else None
+            said = {d.section for d, _, _, _ in drafts if not d.retracted}
+            if question is not None or topic is not None:
+                whole = Sentence(message.text, fold(message.text), ())
+                asked = question.text if question is not None else topic[0]  # type: ignore[index]
+                correction = any(c for _, _, c, _ in drafts)
+                remember = any(r for _, _, _, r in drafts)
+                drafts += [
+                    (d, whole, correction, remember)
+                    for d in answers.extract(asked, message.text, ctx, said, topic_from_user=question is None)
+                ]
+            if drafts and drafts[0][0].retracted and drafts[0][0].span == (-1, -1):
+                # A bare "scratch that": the user takes back what their previous message said.
+                for i in previous_message:
+                    out[i] = out[i].model_copy(update={"retracted": True})
+                drafts = drafts[1:]
+            current: list[int] = []
+            for draft, sentence, correction, remember in drafts:
+                assertion = (
+                    _assertion(draft, sentence, correction, remember) if draft.section in wanted else None
+                )
+                if assertion is None:
                     continue
-                for rule in rules:
-                    for draft in rule.extract(sentence, ctx):
-                        assertion = (
-                            _assertion(draft, sentence, correction, remember)
-                            if draft.section in wanted
-                            else None
-                        )
-                        if assertion is None:
-                            continue
-                        fingerprint = assertion.model_dump_json(exclude={"evidence"})
-                        if fingerprint not in seen:
-                            seen.add(fingerprint)
-                            out.append(assertion)
+                fingerprint = assertion.model_dump_json(exclude={"evidence", "context_evidence"})
+                if fingerprint not in seen:
+                    seen.add(fingerprint)
+                    current.append(len(out))
+                    out.append(assertion)
+            previous_message = current or previous_message
         return out
+
+    def _message_drafts(
+        self, message: Message, ctx: Context, rules: list
+    ) -> tuple[list[tuple[Draft, Sentence, bool, bool]], Relative | None]:
+        """Drafts of one user message, sentence by sentence, with retraction and focus applied."""
+        drafts: list[tuple[Draft, Sentence, bool, bool]] = []
+        correction = remember = False
+        previous: list[Draft] = []
+        relative = ctx.relative_in_focus
+        for sentence in split_sentences(message.text):
+            # A marker counts for its own sentence and the rest of the message ("Я ошибся. Мне 30").
+            correction = correction or bool(CORRECTION.search(sentence.low))
+            remember = remember or bool(REMEMBER.search(sentence.low))
+            retraction = RETRACTION.search(sentence.low)
+            if INSTRUCTION.search(sentence.low) and not retraction:
+                continue
+            found = [d for rule in rules for d in rule.extract(sentence, ctx)]
+            if not any(d.section is Section.MEDICATIONS for d in found):
+                found += followups.extract(sentence, ctx)
+            if retraction:
+                taken_back = [d for d in found if d.span[1] <= retraction.start()]
+                for d in taken_back or (previous if not found or taken_back else []):
+                    d.retracted = True
+                if not taken_back and not previous and not drafts:
+                    # Nothing before it in this message: it takes back the previous message.
+                    drafts.append(
+                        (Draft(Section.ALLERGIES, (-1, -1), retracted=True), sentence, False, False)
+                    )
+                found = [d for d in found if d.span[1] > retraction.start() or d.retracted]
+            drafts += [(d, sentence, correction, remember) for d in found]
+            previous = found or previous
+            mentioned = list(RELATIVE.finditer(sentence.low))
+            if mentioned:
+                relative = RELATIVE_BY_WORD[mentioned[-1].group(0)]
+                ctx = replace(ctx, relative_in_focus=relative)
+        return drafts, relative
 
     def _today(self, message: Message, now: datetime | None) -> date | None:
         moment = message.at or now or (self._clock.now() if self._clock is not None else None)
@@ -70,6 +150,8 @@ class RuleExtractor:
 
 
 def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: bool) -> Assertion | None:
+    if draft.refers_to_focus:
+        correction = correction or bool(CORRECTION.search(sentence.low))
     start, end = edge_trim(sentence.text, *draft.span)
     evidence = sentence.text[start:end]
     if len(evidence.strip()) < 2:

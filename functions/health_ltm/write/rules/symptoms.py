@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from ...domain.sections import FactStatus, Section
@@ -38,6 +39,21 @@ _SEVERITY = [
 
 
 _ALLERGY_CONTEXT = rx(r"аллерг|allerg")  # "allergic to X, I get hives" describes a reaction
+# Symptoms said as a verb ("не могу перестать кашлять", "меня тошнит"): the table holds nouns.
+_VERB_SYMPTOMS = [
+    (rx(r"\bкашля\w*|\bпокашлива\w*|\bcoughing\b"), "кашель", "cough"),
+    (rx(r"\bтошнит\b|\bподташнивает\b|\bnauseous\b"), "тошнота", "nausea"),
+    (rx(r"\bзнобит\b|\bshivering\b"), "озноб", "chills"),
+    (
+        rx(r"\bне\s+могу\s+(?:уснуть|заснуть|спать)\b|\bcan'?t\s+sleep\b|\bcannot\s+sleep\b"),
+        "бессонница",
+        "insomnia",
+    ),
+    (rx(r"\bкружится\s+голова\b|\bголова\s+кружится\b"), "головокружение", "dizziness"),
+]
+
+
+_REACTION_KEYS = frozenset({"rash", "itching", "swelling", "shortness_of_breath"})
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
@@ -53,6 +69,12 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         )
     ]
     mentions += _site_pains(s, mentions)
+    verbs = {}
+    for pattern, ru, en in _VERB_SYMPTOMS:
+        for m in pattern.finditer(s.low):
+            if not any(a <= m.start() < b for a, b in mentions):
+                mentions.append((m.start(), m.end()))
+                verbs[(m.start(), m.end())] = ru if re.search(r"[а-я]", m.group(0)) else en
     drafts: list[Draft] = []
     seen: set[str] = set()
     for a, b in sorted(mentions):
@@ -61,12 +83,13 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         start, end = s.clause(a)
         clause = s.low[start:end]
         onset = find_onset_days(clause)
-        if not (personal(s, a) or _SELF_WORDING.search(clause) or onset is not None):
+        said_as_verb = (a, b) in verbs  # "не могу перестать кашлять": the verb's person is the user
+        if not (personal(s, a) or _SELF_WORDING.search(clause) or onset is not None or said_as_verb):
             continue
         name = s.text[a:b]
-        normalized = normalize_name(Section.SYMPTOMS, name)
-        if normalized.key in seen:
-            continue
+        normalized = normalize_name(Section.SYMPTOMS, verbs.get((a, b), name))
+        if normalized.key in seen or (Section.ALLERGIES in ctx.asked and normalized.key in _REACTION_KEYS):
+            continue  # the reaction of an allergy the user is describing, not a symptom now
         seen.add(normalized.key)
         if _RESOLVED.search(clause):
             status = FactStatus.RESOLVED

@@ -94,6 +94,10 @@ class Draft:
 @dataclass(frozen=True)
 class Context:
     today: date | None  # the day the user said it; None: no clock, relative dates are skipped
+    # The relative the previous sentence was about: "My sister ... . She has epilepsy."
+    relative_in_focus: Relative | None = None
+    # Sections the assistant's question asked about ("Any allergies?" / "penicillin, I get hives").
+    asked: frozenset[Section] = frozenset()
 
 
 def edge_trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -124,7 +128,18 @@ CORRECTION = rx(
     r"\bя\s+ошиб(?:ся|лась)\b|\bошиб(?:ся|лась|лись)\b|\bна\s+самом\s+деле\b|\bточнее\b|\bвернее\b"
     r"|\bпоправ(?:ка|лю|люсь)\b|\bисправ(?:лю|ляю|ление)\b|\bоговорил(?:ся|ась)\b|\bon\s+second\s+thought\b"
     r"|\bactually\b|\bi\s+meant\b|\bcorrection\b|\bi\s+was\s+wrong\b|\bmy\s+(?:mistake|bad)\b"
-    r"|\bi\s+misspoke\b|\bscratch\s+that\b|\bsorry,?\s+i\s+mean\b"
+    r"|\bi\s+misspoke\b|\bscratch\s+that\b|\bsorry,?\s+i\s+mean\b|\boops\b|\bупс\b|\bwait,?\s+no\b"
+    r"|\b\d+(?:[.,]\d+)?\s*(?:mg|мг|mcg|мкг)?\s*,?\s*(?:not|а\s+не)\s+\d+\b|\bне\s+\d+\s*(?:мг)?\s*,?\s*а\s+\d+"
+    r"|说错了|更正|应该是|不是\d+(?:毫克|mg)?[，,]?\s*是\d+|是\d+(?:毫克|mg)?[，,]?\s*不是\d+"
+)
+# The user takes a mention back: what precedes it in the sentence (or the previous sentence) is void.
+RETRACTION = rx(
+    r"\bscratch\s+that\b|\bstrike\s+that\b|\bi\s+take\s+(?:that|it)\s+back\b|\bnever\s*mind\b"
+    r"|\bforget\s+(?:i\s+said\s+)?(?:that|what\s+i\s+(?:just\s+)?said)\b|\bignore\s+what\s+i\s+(?:just\s+)?said\b"
+    r"|\bthat'?s\s+not\s+(?:true|right)\b|\bno,?\s+wait\b"
+    r"|\bберу\s+(?:свои\s+)?слова\s+(?:обратно|назад)\b|\bотбой\b|\bя\s+неправильно\s+сказал\w*"
+    r"|\bзабудь(?:те)?,?\s+(?:что\s+я\s+(?:сказал\w*|говорил\w*)|это)\b|\bэто\s+неправда\b"
+    r"|我说错了|说错了|收回|不算|当我没说"
 )
 REMEMBER = rx(
     r"\bзапомни(?:те)?\b|\bне\s+забудь(?:те)?\b|\bучти(?:те)?\b|\bимей(?:те)?\s+в\s+виду\b"
@@ -192,7 +207,7 @@ THIRD_PARTY = rx(
 
 
 # "He had many strokes", "Она болеет диабетом"; but "She prescribed me metformin" is about the user.
-_PRONOUN_SUBJECT = rx(r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|он|она|они)\b")
+PRONOUN_SUBJECT = _PRONOUN_SUBJECT = rx(r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|он|она|они)\b")
 
 
 # Direct speech of someone else: "Моя сестра говорит: «у меня нет аллергий»", "My friend told me:
@@ -238,13 +253,38 @@ def hypothetical(s: Sentence, pos: int) -> bool:
     return s.text.rstrip().endswith("?") and end >= len(s.text.rstrip()) - 1
 
 
+# Pseudo-triggers (ConText): they hold a negation word but affirm ("не могу перестать кашлять",
+# "nothing helps my back pain", "I never thought I'd end up with asthma", "the cough won't go away").
+PSEUDO_NEGATION = rx(
+    r"\b(?:can'?t|cannot|could\s*n'?t|couldn't|won'?t|doesn'?t|didn'?t|isn'?t|not)\s+(?:seem\s+to\s+)?(?:stop|quit"
+    r"|go\s+away|get\s+rid\s+of|shake|get\s+better|improv\w*|help\w*|work\w*|sleep|breathe|settle|ease)\b"
+    r"|\bnothing\s+(?:seems\s+to\s+)?(?:helps?|works?|stops?|eases?|relieves?)\b|\bno\s+(?:relief|improvement|change|better)\b"
+    r"|\bnever\s+(?:thought|imagined|expected|knew|guessed)\b|\bnot\s+only\b|\bnot\s+just\b|\bno\s+doubt\b"
+    r"|\bno\s+matter\b|\bnot\s+sure\s+why\b|\bnot\s+getting\s+(?:any\s+)?better\b"
+    r"|\bне\s+могу\s+(?:перестать|остановить\w*|избавиться|уснуть|заснуть|спать|дышать|отделаться)\b"
+    r"|\bне\s+(?:перестает|перестаёт|прекращается|проходит|проходят|прошл[аио]|прошел|отпускает|уходит|утихает"
+    r"|помогает|помогают|помог\w*|становится\s+лучше|лучше)\b|\bничего\s+не\s+помога\w*|\bникак\s+не\b"
+    r"|\bне\s+только\b|\bне\s+думал\w*,?\s+что\b|\bбез\s+(?:улучшени\w*|толку)\b"
+)
+
+
 def negated(s: Sentence, start: int, end: int, window: int = 4) -> bool:
-    """A negation in the same clause: up to ``window`` words before the span, or "нет" right after."""
+    """A negation in the same clause: up to ``window`` words before the span, or "нет" right after.
+
+    A negation word inside a pseudo-trigger ("can't stop coughing") does not negate."""
     c_start, c_end = s.clause(start)
-    before = s.low[c_start:start].split()[-window:]
+    pseudo = [m.span() for m in PSEUDO_NEGATION.finditer(s.low, c_start, c_end)]
+    words = []
+    for m in re.finditer(r"\S+", s.low[c_start:start]):
+        a = c_start + m.start()
+        if not any(p0 <= a < p1 for p0, p1 in pseudo):
+            words.append(m.group(0))
+    before = words[-window:]
     if any(NEGATION.fullmatch(w.strip(",.")) or w.endswith("n't") for w in before):
         return True
     after = s.low[end:c_end]
+    if any(end <= p0 for p0, _ in pseudo):
+        return False  # "кашель не проходит"
     return bool(re.match(r"\s*(?:у\s+меня\s+)?(?:\w+\s+){0,2}?(?:нет|не\s+было)\b", after))
 
 

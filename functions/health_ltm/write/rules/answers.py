@@ -1,0 +1,609 @@
+"""Answers read against their question: "Any allergies?" / "No" -> allergies confirmed absent.
+
+The assistant's question supplies the subject (a section, or the entities it names: "Any fever
+or chills?"); the user's words affirm, deny, say "don't know" or name things ("Just a baby
+aspirin", "Only on weekends"). Only the user's words are evidence; the question is kept as
+``context_evidence`` and the assertion is marked ``answer_to_question`` (or
+``confirmed_restatement`` when the assistant summarised and the user said "yes, that's right").
+The assistant's words alone never make a fact: a YES adds only what the question names, and a
+NO to a question about something *new* or *other* ("Any new medications?") says nothing about
+the whole section.
+
+Used by the rule extractor for each user turn that follows an assistant question, and for a
+user turn that opens with its own topic ("из лекарств — только витамин D и магний").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ...domain.attributes import Relative
+from ...domain.models import AssertionKind, EvidenceKind, Experiencer
+from ...domain.sections import FactStatus, Section
+from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
+from ..normalize import Term, find_terms, fold, kinds_for, normalize_name, word_set
+from .dates import parse_number
+from .medication_details import details
+from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
+from .objects import _VAGUE as VAGUE
+from .text import NEGATION, RELATIVE, RELATIVE_BY_WORD, Context, Draft, Sentence, rx, split_sentences
+
+_TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
+    (
+        Section.ALLERGIES,
+        None,
+        rx(r"allerg|аллерг|непереносим|intoleran|reaction\w*\s+to\s+(?:any\s+)?(?:med|drug)|过敏"),
+    ),
+    (
+        Section.MEDICATIONS,
+        None,
+        rx(
+            r"\bmedication|\bmedicine|\bmeds\b|\bpills?\b|\bdrugs?\b(?!\s+use)|prescri|supplement|vitamin"
+            r"|\b(?:take|taking)\s+(?:any|anything)|лекарств|препарат|таблет|принимаете|пьёте\s+что|пьете\s+что"
+            r"|какие-то\s+средства|吃药|用药|服用|什么药|药物|在吃"
+        ),
+    ),
+    (
+        Section.CHRONIC_CONDITIONS,
+        None,
+        rx(
+            r"chronic|medical\s+(?:conditions?|problems?|history|issues?|illness\w*)|health\s+(?:problems?"
+            r"|conditions?|issues?)|past\s+medical|(?:any|other)\s+(?:diseases?|illness\w*|conditions?)"
+            r"|хронич|заболевани|болезн|болеете\s+чем|慢性病|病史|什么病|基础病"
+        ),
+    ),
+    (
+        Section.FAMILY_HISTORY,
+        None,
+        rx(
+            r"\bfamily\b|relatives|\bparents\b|runs?\s+in|семь|родствен|родител|наследствен|家族|家里人|家人"
+            r"|父母|遗传"
+        ),
+    ),
+    (Section.SURGERIES, None, rx(r"surger|operation|operated|операц|оперир|手术")),
+    (Section.VACCINATIONS, None, rx(r"vaccin|immuni[sz]|\bshots?\b|\bjabs?\b|прививк|привит|вакцин|疫苗")),
+    (
+        Section.LIFESTYLE,
+        "smoking",
+        rx(r"\bsmok|tobacco|cigar|vape|\bкур(?:ите|ишь|ение|ил|ят)|курени|сигарет|抽烟|吸烟|烟"),
+    ),
+    (
+        Section.LIFESTYLE,
+        "alcohol",
+        rx(
+            r"\bdrink(?:s|ing)?\b(?!\s+(?:water|coffee|tea|milk|juice|fluids))|alcohol|beer|wine|liquor"
+            r"|алкогол|спиртн|выпиваете|пьете\s+(?:ли\s+)?(?:алкоголь|вино|пиво)|喝酒|饮酒|酒"
+        ),
+    ),
+    (Section.LIFESTYLE, "physical_activity", rx(r"exercis|work\s+out|sports?\b|спорт|физическ|运动|锻炼")),
+    (
+        Section.DEMOGRAPHICS,
+        "birth_year",
+        rx(r"how\s+old|your\s+age|сколько\s+вам\s+лет|возраст|多大|几岁|年龄"),
+    ),
+    (Section.DEMOGRAPHICS, "pregnancy", rx(r"pregnan|expecting|беремен|怀孕|哺乳|breastfe|кормите\s+грудью")),
+    (
+        Section.SYMPTOMS,
+        None,
+        rx(r"symptom|what\s+brings\s+you|bothering\s+you|беспокоит|жалоб|症状|哪里不舒服"),
+    ),
+]
+# "Any NEW medications?", "any OTHER conditions?": a no says nothing about the whole section.
+_PARTIAL = rx(
+    r"\b(?:new|recent(?:ly)?|other|else|changes?|additional|more|lately|today|currently\s+new)\b"
+    r"|\b(?:новы[ехй]|нов\w+|друг\w+|ещё|еще|кроме|недавно|сейчас\s+новы)\b|其他|别的|新的|最近|还有"
+)
+# The assistant summarises and asks for a yes: "So you take ...?", "..., right?", "Верно?".
+_RESTATEMENT = rx(
+    r"^\s*(?:so|okay,?\s+so|just\s+to\s+confirm|to\s+confirm|let\s+me\s+confirm|you\s+said|you\s+mentioned"
+    r"|итак|значит|правильно\s+ли\s+я\s+понял\w*|вы\s+сказали|то\s+есть|所以|也就是说|您是说|你是说)\b"
+    r"|(?:,\s*|\s)(?:right|correct|is\s+that\s+right|is\s+that\s+correct|верно|правильно|да)\s*[?？]\s*$"
+    r"|(?:对吗|是吗|对吧)\s*[?？]?\s*$"
+)
+_OR_ANYTHING_ELSE = rx(
+    r"\b(?:or|и|или)\s+(?:anything|something|any\s+others?|что-(?:то|нибудь|либо))\s+(?:else|ещё|еще|другое)\b"
+    r"|或者?其他|等等"
+)
+_STILL = rx(r"\bstill\b|\bдо\s+сих\s+пор\b|\bвсё\s+ещё\b|\bвсе\s+еще\b|\bпо-прежнему\b|还在|仍然")
+# A topic the user opens with ("из лекарств —", "as for medications,", "药的话，").
+_TOPIC_OPENER = rx(
+    r"^\s*(?:из\s+лекарств|по\s+лекарствам|что\s+касается\s+(?:лекарств|аллерги\w*|операци\w*)|из\s+аллерги\w*"
+    r"|as\s+for\s+(?:medications?|meds|allergies|surgeries)|medication-wise|meds-wise|药的话|过敏的话)\s*[-—–:,]?\s*"
+)
+_ITEM_SPLIT = re.compile(r",|;|\s+(?:и|или|а\s+также|and|or|plus|as\s+well\s+as)\s+|\s*[/&+、，和及]\s*")
+_ITEM_LEAD = rx(
+    r"^(?:(?:just|only|only\s+a|a|an|the|my|some|also|baby|low-?dose|daily|just\s+a|только|лишь|разве\s+что"
+    r"|ещё|еще|также|тоже|иногда|sometimes|occasionally|usually|mostly|mainly|daily|every\s+day"
+    r"|i\s+take|i'm\s+on|i\s+am\s+on|i\s+use|принимаю|пью|на|to|from|只有|只|就|还有|吃)\s+)+"
+)
+_NOT_A_NAME = word_set(
+    "yes no yeah nope just only that's it that all thanks thank you sure okay ok well um uh hmm maybe "
+    "да нет ну вроде только всё все это так спасибо кажется наверное may be pretty much nothing else "
+    "anything night morning evening day daily week weekends weekend sometimes occasionally usually know "
+    "think remember aware any none sure idea thing things stuff anymore really"
+)
+_ALCOHOL_HOW = [
+    (rx(r"weekend|по\s+выходным|周末"), "weekends"),
+    (rx(r"every\s+day|daily|nightly|каждый\s+день|ежедневно|每天"), "daily"),
+    (
+        rx(r"social|occasional|rarely|once\s+in\s+a\s+while|sometimes|редко|иногда|по\s+праздникам|偶尔"),
+        "occasionally",
+    ),
+    (rx(r"a\s+lot|heav|много|часто|经常"), "regularly"),
+    (rx(r"glass|bottle|beer|wine|бокал|пив|вин|杯"), "yes"),
+]
+_SMOKE_HOW = rx(
+    r"(?:half\s+)?an?\s+pack|\d+\s*(?:packs?|cigarettes?)|pack\s+a\s+day|(?:пол)?пачк\w*|\d+\s+сигарет\w*"
+    r"|一天一包|半包|\d+\s*根"
+)
+_QUIT = rx(r"\bquit|stopped|used\s+to|gave\s+up|former|бросил\w*|раньше|завязал\w*|戒了|以前")
+
+
+@dataclass(frozen=True)
+class Subject:
+    section: Section
+    slot: str | None = None  # lifestyle habit or demographic slot the question asks about
+    terms: tuple[Term, ...] = ()  # entities the question names ("any fever or chills?")
+    relative: Relative | None = None  # "Does your mother have ...?"
+    whole_section: bool = True  # the question asks about the section itself, not only the named terms
+
+
+@dataclass
+class Question:
+    text: str  # the asking sentence, verbatim from the assistant's turn
+    subjects: list[Subject] = field(default_factory=list)
+    partial: bool = False  # asks about something new/other: a no is not about the whole section
+    restatement: bool = False
+
+
+def read_question(text: str) -> Question:
+    asked = last_question(text)
+    low = fold(asked)
+    # "allergies to medicines, foods or anything else?" lists examples; "any other problems?" narrows.
+    narrowing = _OR_ANYTHING_ELSE.sub(" ", low)
+    question = Question(
+        asked, partial=bool(_PARTIAL.search(narrowing)), restatement=bool(_RESTATEMENT.search(low))
+    )
+    relative_match = RELATIVE.search(low)
+    relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
+    seen: set[tuple[Section, str | None]] = set()
+    for section, slot, pattern in _TOPICS:
+        if pattern.search(low) and (section, slot) not in seen:
+            seen.add((section, slot))
+            question.subjects.append(Subject(section, slot))
+    if any(s.section is Section.ALLERGIES for s in question.subjects):
+        # "Allergies to medicines?": the drugs are allergens, the question is not about medications.
+        question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
+    if relative is not None and not any(s.section is Section.FAMILY_HISTORY for s in question.subjects):
+        question.subjects.append(Subject(Section.FAMILY_HISTORY, relative=relative))
+    family = any(s.section is Section.FAMILY_HISTORY for s in question.subjects)
+    # Entities the question names, each under the section it belongs to.
+    for kind, section in (
+        ("drug", Section.MEDICATIONS),
+        ("allergen", Section.ALLERGIES),
+        ("condition", Section.CHRONIC_CONDITIONS),
+        ("symptom", Section.SYMPTOMS),
+        ("surgery", Section.SURGERIES),
+        ("vaccine", Section.VACCINATIONS),
+    ):
+        terms = find_terms((kind,), asked)
+        if not terms:
+            continue
+        if kind == "drug" and any(s.section is Section.ALLERGIES for s in question.subjects):
+            section = Section.ALLERGIES  # "Are you allergic to penicillin?"
+        if kind == "condition" and family:
+            section = Section.FAMILY_HISTORY
+        existing = next((s for s in question.subjects if s.section is section and s.slot is None), None)
+        named = Subject(
+            section,
+            None,
+            tuple(terms),
+            relative if section is Section.FAMILY_HISTORY else None,
+            whole_section=existing is not None,
+        )
+        if existing is not None:
+            question.subjects[question.subjects.index(existing)] = named
+        else:
+            question.subjects.append(named)
+    return question
+
+
+def extract(
+    question_text: str, answer: str, ctx: Context, already: Sequence[Section], topic_from_user: bool = False
+) -> list[Draft]:
+    """Drafts for what ``answer`` says about ``question_text``'s subject.
+
+    ``already``: sections the ordinary rules found in this answer; the answer's own statement
+    wins there ("No, but I'm allergic to cats" is read by the allergy rules, not as a "no")."""
+    question = read_question(question_text)
+    if not question.subjects:
+        return []
+    shape = answer_shape(answer)
+    offset, rest = rest_after_marker(answer)
+    if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
+        content_drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
+        if content_drafts:
+            return [d for d in content_drafts if d.section not in already]
+    drafts: list[Draft] = []
+    if shape is AnswerShape.CONTENT:
+        drafts = _content(question, answer, 0, ctx)
+    elif shape is AnswerShape.NO:
+        drafts = _denied(question, answer)
+    elif shape is AnswerShape.UNSURE:
+        drafts = _unsure(question, answer)
+    elif shape is AnswerShape.YES:
+        drafts = _affirmed(question, answer, ctx)
+    kind = (
+        EvidenceKind.CONFIRMED_RESTATEMENT
+        if question.restatement and shape is AnswerShape.YES
+        else EvidenceKind.ANSWER_TO_QUESTION
+    )
+    out = []
+    for draft in drafts:
+        if draft.section in already:
+            continue
+        if not topic_from_user:
+            draft.evidence_kind = kind
+            draft.context_evidence = question.text
+        out.append(draft)
+    return out
+
+
+def user_topic(text: str) -> tuple[str, int] | None:
+    """A message that names its own topic first: (the topic as a question, where the answer starts)."""
+    m = _TOPIC_OPENER.match(fold(text))
+    return (text[: m.end()], m.end()) if m else None
+
+
+# ---------------------------------------------------------------------------------- readings
+def _whole(answer: str) -> tuple[int, int]:
+    start = len(answer) - len(answer.lstrip())
+    end = len(answer.rstrip(" .!?。！？"))
+    return start, max(end, start + 1)
+
+
+def _draft(section: Section, answer: str, **fields) -> Draft:
+    return Draft(section, _whole(answer), **fields)
+
+
+def _denied(question: Question, answer: str) -> list[Draft]:
+    drafts: list[Draft] = []
+    for subject in question.subjects:
+        if subject.terms:
+            drafts += _terms_with_status(
+                subject, answer, negative=True, still=bool(_STILL.search(question.text))
+            )
+            if not subject.whole_section:
+                continue
+        if subject.slot == "pregnancy":
+            drafts.append(
+                _draft(
+                    Section.DEMOGRAPHICS,
+                    answer,
+                    name=answer.strip()[:60],
+                    hint="pregnancy",
+                    status=FactStatus.PRESENT,
+                    attributes={"pregnancy": "not_pregnant"},
+                )
+            )
+        elif subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
+            drafts.append(
+                _draft(
+                    Section.LIFESTYLE,
+                    answer,
+                    name=subject.slot,
+                    hint=subject.slot,
+                    status=FactStatus.ABSENT,
+                    attributes={"value": "no"},
+                )
+            )
+        elif question.partial or len(question.subjects) > 2:
+            continue  # "any new medications?": nothing about the whole section
+        elif subject.section in _SECTION_STATUS:
+            attributes = {"relative": "other"} if subject.section is Section.FAMILY_HISTORY else {}
+            drafts.append(
+                _draft(subject.section, answer, kind=AssertionKind.SECTION_ABSENT, attributes=attributes)
+            )
+    return drafts
+
+
+_SECTION_STATUS = frozenset(
+    {
+        Section.ALLERGIES,
+        Section.CHRONIC_CONDITIONS,
+        Section.FAMILY_HISTORY,
+        Section.MEDICATIONS,
+        Section.SURGERIES,
+    }
+)
+
+
+def _unsure(question: Question, answer: str) -> list[Draft]:
+    drafts = []
+    for subject in question.subjects:
+        if subject.section in _SECTION_STATUS and not subject.terms and not question.partial:
+            attributes = {"relative": "other"} if subject.section is Section.FAMILY_HISTORY else {}
+            drafts.append(
+                _draft(subject.section, answer, kind=AssertionKind.SECTION_UNSURE, attributes=attributes)
+            )
+    return drafts
+
+
+def _affirmed(question: Question, answer: str, ctx: Context) -> list[Draft]:
+    drafts: list[Draft] = []
+    for subject in question.subjects:
+        if subject.terms:
+            drafts += _terms_with_status(subject, answer, negative=False, question_text=question.text)
+        elif subject.slot == "pregnancy":
+            drafts.append(
+                _draft(
+                    Section.DEMOGRAPHICS,
+                    answer,
+                    name="pregnant",
+                    hint="pregnancy",
+                    status=FactStatus.PRESENT,
+                    attributes={"pregnancy": "pregnant"},
+                )
+            )
+        elif subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
+            drafts.append(
+                _draft(
+                    Section.LIFESTYLE,
+                    answer,
+                    name=subject.slot,
+                    hint=subject.slot,
+                    status=FactStatus.PRESENT,
+                    attributes={"value": "yes"},
+                )
+            )
+    return drafts
+
+
+def _terms_with_status(
+    subject: Subject, answer: str, negative: bool, still: bool = False, question_text: str = ""
+) -> list[Draft]:
+    drafts: list[Draft] = []
+    for term in subject.terms:
+        section = subject.section
+        if section is Section.CHRONIC_CONDITIONS and not term.entry.extra.get("chronic"):
+            section = Section.REPORTED_DIAGNOSES
+        if section is Section.MEDICATIONS:
+            if negative and not still:
+                continue  # "do you take X?" / "no": nothing to remember unless it was "still"
+            status = FactStatus.STOPPED if negative else FactStatus.ACTIVE
+        else:
+            status = FactStatus.ABSENT if negative else FactStatus.PRESENT
+        name = term.entry.name("en") if not question_text else question_text[term.start : term.end]
+        attributes: dict = {}
+        if section is Section.FAMILY_HISTORY:
+            attributes["relative"] = (subject.relative or Relative.OTHER).value
+        elif section is Section.MEDICATIONS and question_text and not negative:
+            sentence = split_sentences(question_text)
+            if sentence:
+                s = sentence[-1]
+                at = s.text.find(question_text[term.start : term.end])
+                if at >= 0:
+                    attributes, _ = details(s, at, at + term.end - term.start, len(s.text), 0)
+        drafts.append(
+            _draft(
+                section,
+                answer,
+                name=name,
+                hint=normalize_name(section, name).name_normalized,
+                status=status,
+                attributes=attributes,
+            )
+        )
+    return drafts
+
+
+def _names_something(rest: str) -> bool:
+    words = [w for w in re.findall(r"[^\W\d_]+", fold(rest)) if w not in _NOT_A_NAME]
+    return bool(words) or bool(re.search(r"\d", rest)) or bool(re.search(r"[\u3400-\u9fff]", rest))
+
+
+def _content(
+    question: Question, answer: str, offset: int, ctx: Context, negative: bool = False
+) -> list[Draft]:
+    drafts: list[Draft] = []
+    for subject in question.subjects:
+        if subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
+            drafts += _habit(subject.slot, answer)
+        elif subject.slot == "birth_year":
+            drafts += _age(answer, ctx)
+        elif subject.slot == "pregnancy":
+            if not negative and re.search(r"\d|week|month|недел|месяц|周|月", fold(answer)):
+                drafts += _affirmed(Question(question.text, [subject]), answer, ctx)
+        elif subject.section in _LISTED_KINDS:
+            drafts += _named(subject, answer, offset, negative)
+    return drafts
+
+
+_LISTED_KINDS: dict[Section, tuple[str, ...]] = {
+    Section.MEDICATIONS: ("drug",),
+    Section.ALLERGIES: ("allergen", "drug"),
+    Section.CHRONIC_CONDITIONS: ("condition",),
+    Section.FAMILY_HISTORY: ("condition",),
+    Section.SURGERIES: ("surgery",),
+    Section.SYMPTOMS: ("symptom",),
+    Section.VACCINATIONS: ("vaccine",),
+}
+_REACTION_WORDS = rx(
+    r"hives|rash|swell|itch|anaphyla|breath|сып|отек|отёк|зуд|крапивниц|удушь|anaphylaxis|疹|肿|痒|呼吸"
+)
+
+
+def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[Draft]:
+    """The things a list answer names, in the subject's section: "Zoloft, and Ambien at night"."""
+    section = subject.section
+    kinds = _LISTED_KINDS[section]
+    text = answer
+    low = fold(text)
+    found: list[tuple[int, int, Term | None]] = []
+    for term in find_terms(kinds, text[offset:]):
+        found.append((offset + term.start, offset + term.end, term))
+    if section in (Section.MEDICATIONS, Section.ALLERGIES):
+        found += _unknown_names(text, offset, found, section)
+    drafts: list[Draft] = []
+    seen: set[str] = set()
+    found.sort(key=lambda f: f[0])
+    for index, (a, b, term) in enumerate(found):
+        before = low[max(offset, a - 12) : a].split()[-2:]
+        if any(NEGATION.fullmatch(w.strip(",.")) for w in before):
+            continue  # "not penicillin"
+        target = section
+        if term is not None and section is Section.CHRONIC_CONDITIONS and not term.entry.extra.get("chronic"):
+            target = Section.REPORTED_DIAGNOSES
+        if section is Section.ALLERGIES and _REACTION_WORDS.search(low[a:b]):
+            continue  # a reaction is never an allergen
+        name = text[a:b]
+        normalized = normalize_name(target, name)
+        if normalized.key in seen:
+            continue
+        seen.add(normalized.key)
+        attributes: dict = {}
+        status = FactStatus.ACTIVE if target is Section.MEDICATIONS else FactStatus.PRESENT
+        if target is Section.MEDICATIONS:
+            if _QUIT.search(low):
+                status = FactStatus.STOPPED
+            next_start = found[index + 1][0] if index + 1 < len(found) else len(text)
+            sentence = Sentence(text, low, ())
+            attributes, _ = details(sentence, a, b, next_start, found[index - 1][1] if index else 0)
+            attributes = _own_details(attributes, low, b, next_start)
+            if normalized.code:
+                attributes["atc_code"] = normalized.code
+        elif target is Section.FAMILY_HISTORY:
+            relative_match = RELATIVE.search(low)
+            relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
+            attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
+        elif target is Section.ALLERGIES:
+            reaction = [w for w in ("hives", "rash", "swelling", "itching") if w in low]
+            if reaction:
+                attributes["reaction"] = ", ".join(reaction)
+        drafts.append(
+            Draft(
+                target,
+                (a, b),
+                name=name,
+                hint=normalized.name_normalized,
+                status=status,
+                attributes=attributes,
+                experiencer=Experiencer.RELATIVE if target is Section.FAMILY_HISTORY else None,
+            )
+        )
+    return drafts
+
+
+def _own_details(attributes: dict, low: str, end: int, next_start: int) -> dict:
+    """Frequency and time of day belong to the drug they follow, not to the whole answer."""
+    own = low[end:next_start]
+    for key in ("frequency", "time_of_day", "indication", "route"):
+        if key in attributes and not _said_in(key, attributes[key], own):
+            attributes.pop(key)
+    return attributes
+
+
+def _said_in(key: str, value: str, text: str) -> bool:
+    words = {
+        "morning": r"morning|утр|早上|早晨",
+        "evening": r"evening|вечер|晚上",
+        "bedtime": r"night|bed|ночь|сном|睡前",
+        "midday": r"noon|lunch|обед|днем|中午",
+    }
+    if key == "time_of_day":
+        return all(re.search(words.get(v.strip(), re.escape(v.strip())), text) for v in value.split(","))
+    if key == "frequency":
+        return bool(
+            re.search(r"day|daily|week|раз|день|недел|дважды|трижды|need|необходим|天|次|bid|tid|prn", text)
+        )
+    return bool(text.strip())
+
+
+def _unknown_names(
+    text: str, offset: int, known: list[tuple[int, int, Term | None]], section: Section
+) -> list[tuple[int, int, Term | None]]:
+    """List items the table does not know but that look like a drug/allergen name."""
+    out: list[tuple[int, int, Term | None]] = []
+    low = fold(text)
+    cursor = offset
+    pieces = [*_ITEM_SPLIT.finditer(low, offset), None]
+    for piece in pieces:
+        end = piece.start() if piece else len(text)
+        a, b = cursor, end
+        cursor = piece.end() if piece else len(text)
+        chunk = low[a:b]
+        lead = _ITEM_LEAD.match(chunk.strip())
+        a += len(chunk) - len(chunk.lstrip()) + (lead.end() if lead else 0)
+        m = re.match(r"([^\W\d_][\w-]*)", text[a:b])
+        if not m:
+            continue
+        word_start, word_end = a + m.start(1), a + m.end(1)
+        if any(s <= word_start < e for s, e, _ in known):
+            continue
+        word = low[word_start:word_end]
+        if len(word) < 4 or word in _NOT_A_NAME or word in FUNCTION_WORDS or word in VAGUE:
+            continue
+        if find_terms(kinds_for(Section.SYMPTOMS), word) or (
+            section is Section.ALLERGIES and _REACTION_WORDS.search(word)
+        ):
+            continue
+        short_item = len(low[a:b].split()) <= 2  # "магний", "fish oil": a list item, not a clause
+        capitalised = text[word_start].isupper()
+        if capitalised or short_item or re.search(r"\d", low[word_end : word_end + 8]):
+            out.append((word_start, word_end, None))
+    return out
+
+
+def _habit(slot: str, answer: str) -> list[Draft]:
+    low = fold(answer)
+    if _QUIT.search(low):
+        return [
+            _draft(
+                Section.LIFESTYLE,
+                answer,
+                name=slot,
+                hint=slot,
+                status=FactStatus.STOPPED,
+                attributes={"value": "former"},
+            )
+        ]
+    if slot == "smoking":
+        how = _SMOKE_HOW.search(low)
+        value = answer[how.start() : how.end()] if how else None
+    else:
+        value = next((v for pattern, v in _ALCOHOL_HOW if pattern.search(low)), None)
+    if value is None:
+        return []
+    return [
+        _draft(
+            Section.LIFESTYLE,
+            answer,
+            name=slot,
+            hint=slot,
+            status=FactStatus.PRESENT,
+            attributes={"value": value},
+        )
+    ]
+
+
+def _age(answer: str, ctx: Context) -> list[Draft]:
+    if ctx.today is None:
+        return []
+    m = re.search(r"\b(\d{1,3})\b|^\s*([a-z]+(?:[\s-][a-z]+)?)\s*(?:years?|yrs?|$)", fold(answer))
+    if not m:
+        return []
+    age = parse_number(m.group(1) or m.group(2) or "")
+    if age is None or age != int(age) or not 1 <= age <= 120:
+        return []
+    return [
+        _draft(
+            Section.DEMOGRAPHICS,
+            answer,
+            name=answer.strip()[:40],
+            hint="birth_year",
+            status=FactStatus.PRESENT,
+            attributes={"birth_year": ctx.today.year - int(age)},
+        )
+    ]

@@ -1,0 +1,95 @@
+"""Follow-ups that name no drug: "бросил их месяц назад", "they switched me to the 20 mg one",
+"врач снизил до половины таблетки", "oops, 25 not 50".
+
+Each becomes a medication draft with ``refers_to_focus``: no name, the change only. Which fact
+it refers to is decided by code with the stored memory in hand (``write/focus.py``): the drug
+named earlier in the fragment or the session, or the only current one; a clarification when
+more than one fits. Only called for a sentence in which no drug was found.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...domain.sections import FactStatus, Section
+from .dates import find_date
+from .medication_details import DOSE, _dose_match
+from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
+
+_PRONOUN = (
+    r"(?:it|them|those|these|that\s+one|those\s+ones|the\s+(?:pills?|meds|medications?|tablets?|drugs?)"
+)
+_PRONOUN += r"|их|его|ее|её|эти|это|таблетки|лекарство|лекарства|препарат|它|这个药|那个药|这药|那药)"
+_STOPPED = rx(
+    rf"\b(?:stopped|quit|discontinued|ditched|dropped)\s+(?:taking\s+|using\s+)?{_PRONOUN}\b"
+    rf"|\b(?:came|come|went|got)\s+off\s+{_PRONOUN}\b|\btook\s+me\s+off\s+{_PRONOUN}\b"
+    rf"|\bno\s+longer\s+(?:take|taking|on)\s+{_PRONOUN}\b|\b(?:don'?t|do\s+not)\s+take\s+{_PRONOUN}\s+any\s?more\b"
+    rf"|\b(?:бросил\w*|перестал\w*\s+(?:принимать|пить)|отменил\w*|прекратил\w*)\s+{_PRONOUN}\b"
+    rf"|\b(?:перестал\w*|прекратил\w*)\s+{_PRONOUN}\s+(?:принимать|пить)\b"
+    rf"|\b{_PRONOUN}\s+(?:отменили|отменил\w*|бросил\w*|больше\s+не\s+(?:пью|принимаю))\b"
+    rf"|\bбольше\s+не\s+(?:пью|принимаю)\s+{_PRONOUN}\b"
+    r"|停了|不吃了|停药了|没再吃"
+)
+_DOSE_CHANGE = rx(
+    r"\b(?:switched|changed|moved|put|bumped|upped|increased|raised|lowered|decreased|reduced|cut|dropped|titrated)"
+    r"\s+(?:me|it|them|the\s+dose|my\s+dose|the\s+dosage|my\s+dosage)\b"
+    r"|\b(?:now|these\s+days)\s+(?:i\s+)?(?:take|i'm\s+on|on|it'?s)\b"
+    r"|\b(?:снизил\w*|понизил\w*|уменьшил\w*|увеличил\w*|повысил\w*|поднял\w*|сократил\w*|перевел\w*|перевели"
+    r"|удвоил\w*)\b|\bтеперь\s+(?:пью|принимаю)\b|\bдозу\s+(?:снизили|увеличили|подняли|уменьшили)\b"
+    r"|(?:加到|减到|改成|换成|现在吃)"
+)
+_VALUE_CORRECTION = rx(
+    r"(?P<new>\d+(?:[.,]\d+)?)\s*(?:mg|мг|mcg|мкг)?\s*,?\s*(?:not|а\s+не)\s+(?P<old>\d+(?:[.,]\d+)?)\b"
+    r"|\bне\s+(?P<old2>\d+(?:[.,]\d+)?)\s*(?:мг)?\s*,?\s*а\s+(?P<new2>\d+(?:[.,]\d+)?)"
+    r"|是(?P<new3>\d+)(?:毫克|mg)?[，,]?\s*不是(?P<old3>\d+)|不是(?P<old4>\d+)(?:毫克|mg)?[，,]?\s*是(?P<new4>\d+)"
+    r"|\bi\s+meant\s+(?P<new5>\d+(?:[.,]\d+)?)"
+)
+# What the value was said to be before (for the resolver): "25 not 50" -> 50.
+OLD_VALUE = re.compile(
+    r"(?:not|а\s+не|不是)\s*(\d+(?:[.,]\d+)?)|\bне\s+(\d+(?:[.,]\d+)?)\s*(?:мг)?\s*,?\s*а\b"
+)
+
+
+def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    if third_party_before(s, 0) and not re.search(r"\b(?:me|мне|меня)\b", s.low):
+        return []
+    stopped = _STOPPED.search(s.low)
+    if stopped and not hypothetical(s, stopped.start()):
+        return [
+            Draft(
+                Section.MEDICATIONS,
+                s.evidence(*stopped.span()),
+                status=FactStatus.STOPPED,
+                valid_to=find_date(s.low, ctx.today),
+                refers_to_focus=True,
+            )
+        ]
+    correction = _VALUE_CORRECTION.search(s.low)
+    if correction:
+        new = next(v for k, v in correction.groupdict().items() if k.startswith("new") and v)
+        unit = "mcg" if re.search(r"mcg|мкг", s.low) else "mg"
+        return [
+            Draft(
+                Section.MEDICATIONS,
+                s.evidence(*correction.span()),
+                status=FactStatus.ACTIVE,
+                attributes={"dose_value": float(new.replace(",", ".")), "dose_unit": unit},
+                refers_to_focus=True,
+            )
+        ]
+    change = _DOSE_CHANGE.search(s.low)
+    if change and not hypothetical(s, change.start()):
+        for m in DOSE.finditer(s.low, change.end()):
+            dose = _dose_match(m, s.low)
+            if dose:
+                value, unit = dose
+                return [
+                    Draft(
+                        Section.MEDICATIONS,
+                        s.evidence(change.start(), m.end()),
+                        status=FactStatus.ACTIVE,
+                        attributes={"dose_value": value, "dose_unit": unit.value},
+                        refers_to_focus=True,
+                    )
+                ]
+    return []
