@@ -20,6 +20,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])\s*|\n+")  # CJ
 # Hard clause boundaries: punctuation and contrast conjunctions ("аллергий нет, а на пенициллин...").
 _CLAUSE_BREAK = re.compile(
     r"[,;:()—–，；：、（）]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s"
+    r"|\s(?:and|и)\s(?=(?:i|i'm|i've|я|мне|меня)\b)"  # "... nausea and I want to get it checked"
 )
 _LIST_BREAK = re.compile(
     r"[.;:!?()—–。；：！？（）]|\s-\s"
@@ -246,9 +247,13 @@ def third_party_before(s: Sentence, pos: int) -> bool:
 
 
 def hypothetical(s: Sentence, pos: int) -> bool:
-    """A question, plan or condition, not a statement of fact."""
+    """A question, plan or condition, not a statement of fact.
+
+    Hypothetical triggers scope forward (ConText): "I want to get it checked" after "I am
+    having nausea" says nothing about the nausea, "can I take ibuprofen" does about ibuprofen."""
     start, end = s.clause(pos)
-    if HYPOTHETICAL.search(s.low[start:end]):
+    trigger = HYPOTHETICAL.search(s.low[start:end])
+    if trigger and start + trigger.start() <= pos + 2:
         return True
     return s.text.rstrip().endswith("?") and end >= len(s.text.rstrip()) - 1
 
