@@ -106,6 +106,7 @@ _OR_ANYTHING_ELSE = rx(
     r"\b(?:or|и|или)\s+(?:anything|something|any\s+others?|что-(?:то|нибудь|либо))\s+(?:else|ещё|еще|другое)\b"
     r"|或者?其他|等等"
 )
+_EXAMPLES = rx(r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像")
 _STILL = rx(r"\bstill\b|\bдо\s+сих\s+пор\b|\bвсё\s+ещё\b|\bвсе\s+еще\b|\bпо-прежнему\b|还在|仍然")
 # A topic the user opens with ("из лекарств —", "as for medications,", "药的话，").
 _TOPIC_OPENER = rx(
@@ -201,7 +202,8 @@ def read_question(text: str) -> Question:
             None,
             tuple(terms),
             relative if section is Section.FAMILY_HISTORY else None,
-            whole_section=existing is not None,
+            # "serious illnesses (diabetes, heart disease, cancer)?": examples of the section
+            whole_section=existing is not None and bool(_EXAMPLES.search(low)),
         )
         if existing is not None:
             question.subjects[question.subjects.index(existing)] = named
@@ -249,6 +251,58 @@ def extract(
             draft.context_evidence = question.text
         out.append(draft)
     return out
+
+
+_SECOND_PERSON = [
+    (re.compile(r"\byou'?re\b", re.IGNORECASE), "I'm"),
+    (re.compile(r"\byou\s+are\b", re.IGNORECASE), "I am"),
+    (re.compile(r"\byou'?ve\b", re.IGNORECASE), "I've"),
+    (re.compile(r"\byou\s+were\b", re.IGNORECASE), "I was"),
+    (re.compile(r"\byourself\b", re.IGNORECASE), "myself"),
+    (re.compile(r"\byour\b", re.IGNORECASE), "my"),
+    (re.compile(r"\byou\b", re.IGNORECASE), "I"),
+    (re.compile(r"\bу\s+вас\b", re.IGNORECASE), "у меня"),
+    (re.compile(r"\bваш[аеи]?\b", re.IGNORECASE), "мой"),
+    (re.compile(r"\bвы\b", re.IGNORECASE), "я"),
+]
+_ASKS_YES_NO = rx(
+    r"^\s*(?:do|does|did|are|is|was|were|have|has|had|can|could|will|would|should|any|how|what|when|where|why"
+    r"|which|who|есть\s+ли|были\s+ли|бывает\s+ли|принимаете\s+ли|курите\s+ли|как|какие|какой|когда|где|что)\b"
+)
+_TAG = rx(
+    r"[,\s]*(?:right|correct|is\s+that\s+(?:right|correct)|верно|правильно|да|对吗|是吗|对吧)?\s*[?？.]*\s*$"
+)
+
+
+_BARE_TAG = rx(
+    r"^\s*(?:is\s+(?:this|that)\s+(?:right|correct|accurate)|(?:right|correct|true)|am\s+i\s+right"
+    r"|верно|правильно|так|это\s+так|对吗|是吗|对吧)\s*[?？]\s*$"
+)
+
+
+def summary_sentence(question_text: str) -> str:
+    """The sentence a yes confirms: the asking one, or the one before a bare "Is that right?"."""
+    asked = last_question(question_text)
+    if _BARE_TAG.match(fold(asked)):
+        before = question_text.strip()[: question_text.strip().rfind(asked)].strip()
+        if before:
+            return last_question(before)
+    return asked
+
+
+def restated(question_text: str) -> str | None:
+    """The assistant's summary in the user's first person, when it is one ("So you take X,
+    right?" -> "So I take X"); None for a plain question ("Do you smoke?")."""
+    asked = summary_sentence(question_text)
+    low = fold(asked)
+    if not _RESTATEMENT.search(low) and _ASKS_YES_NO.search(low):
+        return None
+    if not re.search(r"\b(?:you|your|вы|вас|ваш)\b", low):
+        return None
+    text = _TAG.sub("", asked)
+    for pattern, replacement in _SECOND_PERSON:
+        text = pattern.sub(replacement, text)
+    return text if text.strip() else None
 
 
 def user_topic(text: str) -> tuple[str, int] | None:

@@ -15,10 +15,10 @@ from datetime import date, datetime
 from pydantic import ValidationError
 
 from ...domain.attributes import Relative, validate_attributes
-from ...domain.models import Assertion, AssertionKind, Experiencer, Message, Role
+from ...domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role
 from ...domain.sections import Section
 from ...ports import Clock
-from ..dialogue import question_of
+from ..dialogue import affirms, question_of
 from ..normalize import fold
 from . import (
     allergies,
@@ -88,6 +88,12 @@ class RuleExtractor:
                     (d, whole, correction, remember)
                     for d in answers.extract(asked, message.text, ctx, said, topic_from_user=question is None)
                 ]
+                if question is not None and affirms(message.text):
+                    out += [
+                        a
+                        for a in self._restatement(question.text, message.text, ctx, rules, wanted)
+                        if a.section not in said
+                    ]
             if drafts and drafts[0][0].retracted and drafts[0][0].span == (-1, -1):
                 # A bare "scratch that": the user takes back what their previous message said.
                 for i in previous_message:
@@ -106,6 +112,32 @@ class RuleExtractor:
                     current.append(len(out))
                     out.append(assertion)
             previous_message = current or previous_message
+        return out
+
+    def _restatement(
+        self, question: str, answer: str, ctx: Context, rules: list, wanted: frozenset[Section]
+    ) -> list[Assertion]:
+        """"It says here you've had a tonsillectomy." / "Yes": what the user confirmed, read from
+        the assistant's summary; the user's yes is the evidence, the summary the context."""
+        summary = answers.restated(question)
+        if summary is None:
+            return []
+        asked = answers.summary_sentence(question)
+        drafts, _ = self._message_drafts(Message(role=Role.USER, text=summary), ctx, rules)
+        out = []
+        for draft, sentence, correction, remember in drafts:
+            assertion = _assertion(draft, sentence, correction, remember) if draft.section in wanted else None
+            if assertion is None or draft.retracted or (assertion.name and fold(assertion.name) not in fold(asked)):
+                continue
+            out.append(
+                assertion.model_copy(
+                    update={
+                        "evidence": answer.strip()[:1000],
+                        "evidence_kind": EvidenceKind.CONFIRMED_RESTATEMENT,
+                        "context_evidence": asked,
+                    }
+                )
+            )
         return out
 
     def _message_drafts(
