@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from ..domain.attributes import validate_attributes
 from ..domain.candidates import Candidate
-from ..domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role
-from ..domain.sections import ALLOWED_STATUSES, Section
+from ..domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role, Temporality
+from ..domain.sections import ALLOWED_STATUSES, FactStatus, Section
 from .normalize import normalize_name
 
 _SPACES = re.compile(r"\s+")
@@ -112,6 +112,22 @@ def _mention_rejection(assertion: Assertion, words: DialogueWords) -> str | None
     return None
 
 
+# "Had asthma as a child" marked past: over, not current (where the section can say so).
+_PAST_OF: dict[FactStatus, FactStatus] = {
+    FactStatus.PRESENT: FactStatus.RESOLVED,
+    FactStatus.ACTIVE: FactStatus.STOPPED,
+}
+
+
+def _with_temporality(assertion: Assertion) -> Assertion:
+    if assertion.temporality is not Temporality.PAST or assertion.status is None:
+        return assertion
+    past = _PAST_OF.get(assertion.status)
+    if past is None or past not in ALLOWED_STATUSES[assertion.section]:
+        return assertion  # a surgery that happened is present; so is a relative's disease
+    return assertion.model_copy(update={"status": past})
+
+
 def validate(
     assertion: Assertion, words: DialogueWords | str
 ) -> tuple[list[Candidate], Rejection | None]:
@@ -147,6 +163,7 @@ def validate(
                 **provenance,
             )
         ], None
+    assertion = _with_temporality(assertion)
     if assertion.status is not None and assertion.status not in ALLOWED_STATUSES[section]:
         return [], Rejection(section, "status_not_allowed_for_section")
     for date in (assertion.valid_from, assertion.valid_to):

@@ -114,8 +114,9 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             for a, b, _ in enumeration(s, exception.end(), _KINDS)
         ]
     drafts = _entities(s)
-    said_none = absent and not third_party_before(s, absent.start()) and not hypothetical(s, absent.start())
-    if not drafts and said_none:
+    if not drafts and absent is not None and not third_party_before(s, absent.start()):
+        if hypothetical(s, absent.start()):
+            return drafts
         return [Draft(Section.ALLERGIES, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)]
     return drafts
 

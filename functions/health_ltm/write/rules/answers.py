@@ -213,7 +213,7 @@ def read_question(text: str) -> Question:
 
 
 def extract(
-    question_text: str, answer: str, ctx: Context, already: Sequence[Section], topic_from_user: bool = False
+    question_text: str, answer: str, ctx: Context, already: frozenset[Section], topic_from_user: bool = False
 ) -> list[Draft]:
     """Drafts for what ``answer`` says about ``question_text``'s subject.
 
@@ -496,8 +496,8 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
     text = answer
     low = fold(text)
     found: list[tuple[int, int, Term | None]] = []
-    for term in find_terms(kinds, text[offset:]):
-        found.append((offset + term.start, offset + term.end, term))
+    for known in find_terms(kinds, text[offset:]):
+        found.append((offset + known.start, offset + known.end, known))
     if section in (Section.MEDICATIONS, Section.ALLERGIES):
         found += _unknown_names(text, offset, found, section)
     drafts: list[Draft] = []

@@ -81,12 +81,14 @@ class RuleExtractor:
             said = {d.section for d, _, _, _ in drafts if not d.retracted}
             if question is not None or topic is not None:
                 whole = Sentence(message.text, fold(message.text), ())
-                asked = question.text if question is not None else topic[0]  # type: ignore[index]
+                subject = question.text if question is not None else topic[0]  # type: ignore[index]
                 correction = any(c for _, _, c, _ in drafts)
                 remember = any(r for _, _, _, r in drafts)
                 drafts += [
                     (d, whole, correction, remember)
-                    for d in answers.extract(asked, message.text, ctx, said, topic_from_user=question is None)
+                    for d in answers.extract(
+                        subject, message.text, ctx, frozenset(said), topic_from_user=question is None
+                    )
                 ]
                 if question is not None and affirms(message.text):
                     out += [
