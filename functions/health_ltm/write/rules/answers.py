@@ -16,7 +16,6 @@ user turn that opens with its own topic ("из лекарств — только
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...domain.attributes import Relative

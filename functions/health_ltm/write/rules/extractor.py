@@ -129,8 +129,10 @@ class RuleExtractor:
         out = []
         for draft, sentence, correction, remember in drafts:
             assertion = _assertion(draft, sentence, correction, remember) if draft.section in wanted else None
-            if assertion is None or draft.retracted or (assertion.name and fold(assertion.name) not in fold(asked)):
+            if assertion is None or draft.retracted:
                 continue
+            if assertion.name and fold(assertion.name) not in fold(asked):
+                continue  # the name must be the assistant's own words, which the user confirmed
             out.append(
                 assertion.model_copy(
                     update={
