@@ -46,14 +46,15 @@ _NO = re.compile(
     r"|i\s+don'?t\s+know\s+of\s+any\w*|none\s+that\s+i\s+know\s+of|nothing\s+like\s+that"
     r"|i\s+(?:don'?t|do\s+not)(?:\s+have(?:\s+any)?)?|i\s+haven'?t|i\s+have\s+not|i'?m\s+not|i\s+am\s+not"
     r"|нет+|неа|не-а|не\s+было|никаких|ничего|никогда|нету|не\s+имею|вроде\s+нет|нет\s+вроде|кажется\s+нет"
-    r"|не\s+(?:курю|пью|принимаю|болею|болел\w*)|没有|没|无|不是|不|从来没有|从不|没有过)(?=$|[\s,.!;:—–-]|\W)",
+    r"|не\s+(?:курю|пью|принимаю|болею|болел\w*))(?=$|[\s,.!;:—–-]|\W)"
+    r"|^(?:从来没有|从来不|从不|没有过|没有|不是|不会|不用|不吃|不抽|不喝|没|无|不)",  # CJK: no word breaks
     re.IGNORECASE,
 )
 _YES = re.compile(
     r"^(?:yes+|yeah|yep|yup|ya|sure|correct|right|that'?s\s+(?:right|correct)|exactly|absolutely|of\s+course"
     r"|i\s+do|i\s+am|i\s+have|i\s+did|uh-?huh|mm-?hmm|definitely|indeed|affirmative|true"
     r"|да+|ага|угу|так\s+точно|верно|правильно|конечно|точно|именно|есть|бывает|было"
-    r"|是的?|对的?|有的?|嗯|没错|正确|是啊|对啊)(?=$|[\s,.!;:—–-]|\W)",
+    r")(?=$|[\s,.!;:—–-]|\W)|^(?:是的|是啊|对的|对啊|没错|正确|有的|嗯|是|对|有|抽|喝|吃)",
     re.IGNORECASE,
 )
 _CJK = re.compile(r"[\u3400-\u9fff]")

@@ -64,7 +64,8 @@ _OBJECT_BEFORE = rx(
 _ADJUNCT = rx(r"\b(?P<obj>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)\s+allerg(?:y|ies)\b")  # "peanut allergy"
 # "..., а ещё на X" continues the list; "..., но не на X" turns it negative.
 _CONTINUE = rx(
-    r"\s*,?\s*(?:а|и|но|but|and)\s+(?P<neg>не\s+|not\s+)?(?:есть\s+)?(?:ещё|еще|также|тоже|also|even)?\s*(?:на|to)\s+"
+    r"\s*,?\s*(?:а|и|но|but|and)\s+(?P<mine>(?:у\s+меня|я|i'?m|i\s+am|mine|me)\s*[—–-]?\s*)?(?P<neg>не\s+|not\s+)?"
+    r"(?:есть\s+)?(?:ещё|еще|также|тоже|also|even)?\s*(?:на|to)\s+"
 )
 _RESOLVED = rx(
     r"\bперерос\w*|\bпрошл[аио]\b|\bпрошел\b|\b(?:уже|больше)\s+нет\s+аллерги"
@@ -138,7 +139,9 @@ def _entities(s: Sentence) -> list[Draft]:
         more = _CONTINUE.match(s.low, items[-1][1]) if items else None
         if more:  # "на арахис, а ещё на кошек", "на пенициллин, но не на цефалоспорины"
             forced = FactStatus.ABSENT if more.group("neg") else None
-            found += [(m.start(), a, b, t, forced) for a, b, t in enumeration(s, more.end(), _KINDS)]
+            # "У коллеги аллергия на латекс, а у меня — на пыль": the continuation is the user's own.
+            trigger = more.start("mine") if more.group("mine") else m.start()
+            found += [(trigger, a, b, t, forced) for a, b, t in enumeration(s, more.end(), _KINDS)]
     for m in _WEAK_TRIGGER.finditer(s.low):
         found += [(m.start(), a, b, t, None) for a, b, t in enumeration(s, m.end(), _KINDS, False) if t]
     for m in _OBJECT_BEFORE.finditer(s.low):

@@ -40,7 +40,8 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         None,
         rx(
             r"\bmedication|\bmedicine|\bmeds\b|\bpills?\b|\bdrugs?\b(?!\s+use)|prescri|supplement|vitamin"
-            r"|\b(?:take|taking)\s+(?:any|anything)|лекарств|препарат|таблет|принимаете|пьёте\s+что|пьете\s+что"
+            r"|\b(?:take|taking)\s+(?:any|anything)|\b(?:use|take|using|taking)\s+for\s+(?:it|that|this|them)\b"
+            r"|\bчем\s+(?:лечите|лечитесь|снимаете)|\bчто\s+(?:принимаете|пьете|пьёте)\b|лекарств|препарат|таблет|принимаете|пьёте\s+что|пьете\s+что"
             r"|какие-то\s+средства|吃药|用药|服用|什么药|药物|在吃"
         ),
     ),

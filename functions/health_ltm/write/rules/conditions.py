@@ -14,6 +14,7 @@ from .dates import find_since
 from .text import (
     FAMILY_WIDE,
     PRONOUN_SUBJECT,
+    PSEUDO_NEGATION,
     RELATIVE,
     RELATIVE_BY_WORD,
     Context,
@@ -76,8 +77,10 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[tuple[Section, str, str]] = set()
     for term in find_terms(_KINDS, s.text):
-        if _READING_AFTER.match(s.low[term.end :]) or _INDICATION_BEFORE.search(s.low[: term.start]):
+        if _READING_AFTER.match(s.low[term.end :]):
             continue
+        if _INDICATION_BEFORE.search(s.low[: term.start]) and not PSEUDO_NEGATION.search(s.low):
+            continue  # "таблетки от давления"; but "от мигрени мне ничего не помогает" is a migraine
         if hypothetical(s, term.start) or _VACCINE_CONTEXT.search(s.low[slice(*s.clause(term.start))]):
             continue
         draft = _family(s, term, ctx) or _personal(s, term, ctx)
@@ -144,7 +147,10 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
 
 def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
     start, end = s.clause(term.start)
-    if third_party_before(s, term.start) or not _CUE.search(s.low[start:end]):
+    # "Бронхит прошёл": an impersonal end of an illness is the user's own.
+    if third_party_before(s, term.start) or not (
+        _CUE.search(s.low[start:end]) or _RESOLVED.search(s.low[start:end])
+    ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))
     section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES

@@ -140,7 +140,8 @@ RETRACTION = rx(
     r"|\bthat'?s\s+not\s+(?:true|right)\b|\bno,?\s+wait\b"
     r"|\bберу\s+(?:свои\s+)?слова\s+(?:обратно|назад)\b|\bотбой\b|\bя\s+неправильно\s+сказал\w*"
     r"|\bзабудь(?:те)?,?\s+(?:что\s+я\s+(?:сказал\w*|говорил\w*)|это)\b|\bэто\s+неправда\b"
-    r"|我说错了|说错了|收回|不算|当我没说"
+    r"|\bхотя\s+нет\b|\b(?:я\s+)?(?:путаю|перепутал\w*|спутал\w*)\b|\bнет,?\s+не\s+так\b"
+    r"|我说错了|说错了|收回|不算|当我没说|搞错了"
 )
 REMEMBER = rx(
     r"\bзапомни(?:те)?\b|\bне\s+забудь(?:те)?\b|\bучти(?:те)?\b|\bимей(?:те)?\s+в\s+виду\b"
@@ -160,8 +161,8 @@ NEGATION = rx(
 FIRST_PERSON = rx(r"\b(?:я|мне|меня|мной|мой|моя|мое|мои|моих|i|i'm|im|i've|i'd|me|my)\b")
 
 _RELATIVES_RU = {
-    Relative.MOTHER: "мама мамы маме маму мамой мать матери мамочка мамочки",
-    Relative.FATHER: "папа папы папе папу папой отец отца отцу отцом",
+    Relative.MOTHER: "мама мамы маме маму мамой мать матери мамочка мамочки маминой материнской",
+    Relative.FATHER: "папа папы папе папу папой отец отца отцу отцом папиной отцовской",
     Relative.GRANDMOTHER: "бабушка бабушки бабушке бабушку бабушкой бабуля бабули",
     Relative.GRANDFATHER: "дедушка дедушки дедушке дедушку дедушкой дед деда деду дедом",
     Relative.BROTHER: "брат брата брату братом братья братьев",
@@ -208,7 +209,9 @@ THIRD_PARTY = rx(
 
 
 # "He had many strokes", "Она болеет диабетом"; but "She prescribed me metformin" is about the user.
-PRONOUN_SUBJECT = _PRONOUN_SUBJECT = rx(r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|он|она|они)\b")
+PRONOUN_SUBJECT = _PRONOUN_SUBJECT = rx(
+    r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|он|она|они|у\s+(?:него|неё|нее|них)|his|her)\b"
+)
 
 
 # Direct speech of someone else: "Моя сестра говорит: «у меня нет аллергий»", "My friend told me:
