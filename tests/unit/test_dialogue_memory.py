@@ -1,0 +1,396 @@
+"""Dialogue-aware memory: what whole conversations leave in storage, through the write path.
+
+Answers read with their question, relatives and other people, negation traps, retractions,
+follow-ups resolved to the fact in focus, corrections, restatements; offline (rules) and on the
+model path (fake OpenAI-compatible server), where validation enforces the mention attributes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from health_ltm.adapters.openai_llm import OpenAIExtractor, OpenAISectionClassifier
+from health_ltm.domain.clock import FixedClock
+from health_ltm.domain.ids import new_ulid
+from health_ltm.domain.models import EvidenceKind, Message, Role
+from health_ltm.domain.sections import FactStatus, Section, SectionStatus, Stage
+from health_ltm.storage.memory import InMemoryRepository
+from health_ltm.write.intake import submit_fragment
+from health_ltm.write.pipeline import WritePath
+from health_ltm.write.rules import RuleExtractor, RuleSectionClassifier
+from tests.conftest import T0
+from tests.fakes.fake_openai import FakeOpenAI, Reply
+from tests.unit.test_openai_llm import make_settings
+
+A, U = Role.ASSISTANT, Role.USER
+
+
+class _Queue:
+    def send(self, user_id: str, fragment_id: str) -> None:
+        pass
+
+
+class Dialogue:
+    """Say whole fragments (assistant and user turns), run the worker, read what is stored."""
+
+    def __init__(self, extractor=None, classifier=None) -> None:
+        self.clock = FixedClock(T0)
+        self.repo = InMemoryRepository()
+        self.path = WritePath(
+            repository=self.repo,
+            classifier=classifier or RuleSectionClassifier(),
+            extractor=extractor or RuleExtractor(clock=self.clock),
+            clock=self.clock,
+            new_id=new_ulid,
+        )
+
+    def say(self, *turns: tuple[Role, str], session: str = "s1"):
+        messages = [Message(role=role, text=text) for role, text in turns]
+        fragment = submit_fragment(self.repo, _Queue(), self.clock, new_ulid, "u", session, messages)
+        return self.path.process("u", fragment.id)
+
+    @property
+    def memory(self):
+        return self.repo.load_memory("u")
+
+    def fact(self, section: Section, key: str):
+        return next((f for f in self.memory.facts if f.section is section and f.key == key), None)
+
+    def keys(self, section: Section) -> set[str]:
+        return {f.key for f in self.memory.facts if f.section is section}
+
+    def status(self, section: Section) -> SectionStatus:
+        return self.memory.section_status(section)
+
+
+@pytest.fixture
+def talk() -> Dialogue:
+    return Dialogue()
+
+
+# ---------------------------------------------------------------------- answers to questions
+@pytest.mark.parametrize(
+    ("question", "answer", "section"),
+    [
+        ("Any allergies?", "no", Section.ALLERGIES),
+        ("Do you have any allergies to medicines, foods or anything else?", "nope", Section.ALLERGIES),
+        ("How about allergies?", "I don't know of any.", Section.ALLERGIES),
+        ("Хронические болезни есть?", "Нет вроде", Section.CHRONIC_CONDITIONS),
+        ("Есть ли у вас хронические заболевания?", "нет", Section.CHRONIC_CONDITIONS),
+        ("Have you ever had surgery?", "never", Section.SURGERIES),
+        ("你有过敏吗？", "没有", Section.ALLERGIES),
+    ],
+)
+def test_a_one_word_no_to_the_question_confirms_the_section_absent(talk, question, answer, section):
+    # Given the assistant's question and the user's short answer in one fragment
+    outcome = talk.say((A, question), (U, answer))
+
+    # Then the answer is not noise: the section reads confirmed_absent
+    assert outcome.status.value == "applied"
+    assert talk.status(section) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_dont_know_to_the_question_is_unsure(talk):
+    talk.say((A, "Do you have any chronic conditions?"), (U, "not sure"))
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.UNSURE
+
+
+def test_a_no_to_a_question_about_something_new_says_nothing_about_the_section(talk):
+    talk.say((A, "Any new medications since your last visit?"), (U, "No."))
+    talk.say((A, "Any other medical problems?"), (U, "No."))
+    assert talk.status(Section.MEDICATIONS) is SectionStatus.UNKNOWN
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.UNKNOWN
+
+
+def test_a_no_to_a_named_allergy_denies_only_that_allergen(talk):
+    talk.say((A, "So you're allergic to penicillin, right?"), (U, "no, that was my sister"))
+    fact = talk.fact(Section.ALLERGIES, "penicillin")
+    assert fact is not None and fact.status is FactStatus.ABSENT
+    assert talk.status(Section.ALLERGIES) is not SectionStatus.CONFIRMED_ABSENT
+
+
+def test_a_list_answer_names_the_drugs_with_their_own_schedule(talk):
+    talk.say((A, "What medications are you on?"), (U, "Zoloft, and Ambien at night"))
+    sertraline, zolpidem = (
+        talk.fact(Section.MEDICATIONS, "sertraline"),
+        talk.fact(Section.MEDICATIONS, "zolpidem"),
+    )
+    assert sertraline.status is FactStatus.ACTIVE and zolpidem.status is FactStatus.ACTIVE
+    assert zolpidem.attributes.get("time_of_day") == "bedtime"
+    assert "time_of_day" not in sertraline.attributes  # "at night" belongs to Ambien only
+    assert sertraline.evidence_kind is EvidenceKind.ANSWER_TO_QUESTION
+    assert sertraline.context_evidence == "What medications are you on?"
+
+
+def test_just_a_baby_aspirin_is_an_active_drug(talk):
+    talk.say((A, "Do you take any medicines?"), (U, "Just a baby aspirin"))
+    assert talk.fact(Section.MEDICATIONS, "acetylsalicylic_acid").status is FactStatus.ACTIVE
+
+
+def test_a_users_own_topic_opener_reads_like_a_question(talk):
+    talk.say((U, "из лекарств — только витамин D и магний"))
+    assert {"cholecalciferol"} <= talk.keys(Section.MEDICATIONS)
+    assert len(talk.keys(Section.MEDICATIONS)) == 2
+
+
+def test_yes_with_the_allergen_and_a_reaction(talk):
+    talk.say((A, "Any allergies?"), (U, "yes, penicillin - I get hives"))
+    fact = talk.fact(Section.ALLERGIES, "penicillin")
+    assert fact.status is FactStatus.PRESENT and "hives" in fact.attributes.get("reaction", "")
+    assert not talk.keys(Section.SYMPTOMS)  # the reaction is no symptom now
+
+
+def test_habits_from_short_answers(talk):
+    talk.say((A, "Do you smoke?"), (U, "No, never"))
+    talk.say((A, "And alcohol?"), (U, "Only on weekends"))
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
+    alcohol = talk.fact(Section.LIFESTYLE, "alcohol")
+    assert alcohol.status is FactStatus.PRESENT and alcohol.attributes["value"] == "weekends"
+
+
+def test_an_age_answer(talk):
+    talk.say((A, "How old are you?"), (U, "34"))
+    assert talk.fact(Section.DEMOGRAPHICS, "birth_year").attributes["birth_year"] == T0.year - 34
+
+
+def test_a_confirmed_restatement_stores_what_the_summary_says(talk):
+    talk.say((A, "So you take metformin 500 mg twice a day?"), (U, "yes, that's right"))
+    fact = talk.fact(Section.MEDICATIONS, "metformin")
+    assert fact.status is FactStatus.ACTIVE
+    assert fact.attributes["dose_value"] == 500 and fact.attributes["frequency"] == "twice daily"
+    assert fact.evidence_kind in (EvidenceKind.CONFIRMED_RESTATEMENT, EvidenceKind.ANSWER_TO_QUESTION)
+
+
+def test_the_assistants_words_alone_make_nothing(talk):
+    outcome = talk.say((A, "You might be allergic to penicillin. Many people are."))
+    assert outcome.status.value == "rejected"
+    assert not talk.memory.facts
+
+
+# ---------------------------------------------------------------------- whose condition
+@pytest.mark.parametrize(
+    ("text", "relative", "key"),
+    [
+        ("у бабушки был рак груди", "grandmother", "breast_cancer"),
+        ("My sister was diagnosed last year. She has epilepsy.", "sister", "epilepsy"),
+        ("Моя сестра младше меня на пять лет. У неё эпилепсия.", "sister", "epilepsy"),
+    ],
+)
+def test_a_relatives_condition_goes_to_family_history_only(talk, text, relative, key):
+    talk.say((U, text))
+    assert talk.keys(Section.FAMILY_HISTORY) == {f"{relative}:{key}"}
+    assert not talk.keys(Section.CHRONIC_CONDITIONS) and not talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+def test_another_persons_allergy_is_nothing_but_the_users_own_continuation_is(talk):
+    talk.say((U, "my coworker is allergic to latex"))
+    assert not talk.keys(Section.ALLERGIES)
+    talk.say((U, "У коллеги аллергия на латекс, а у меня — на пенициллин."))
+    assert talk.keys(Section.ALLERGIES) == {"penicillin"}
+
+
+# ---------------------------------------------------------------------- polarity
+@pytest.mark.parametrize(
+    ("text", "section", "key"),
+    [
+        ("не могу перестать кашлять", Section.SYMPTOMS, "cough"),
+        ("I can't stop coughing", Section.SYMPTOMS, "cough"),
+        ("nothing helps my back pain", Section.SYMPTOMS, "back_pain"),
+        ("I never thought I'd end up with asthma", Section.CHRONIC_CONDITIONS, "asthma"),
+        ("От мигрени мне ничего не помогает.", Section.CHRONIC_CONDITIONS, "migraine"),
+    ],
+)
+def test_pseudo_negation_affirms(talk, text, section, key):
+    talk.say((U, text))
+    fact = talk.fact(section, key)
+    assert fact is not None and fact.status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize("text", ["No allergies except penicillin", "Аллергий нет, кроме как на пенициллин"])
+def test_except_ends_the_scope_of_no_allergies(talk, text):
+    talk.say((U, text))
+    assert talk.fact(Section.ALLERGIES, "penicillin").status is FactStatus.PRESENT
+    assert talk.status(Section.ALLERGIES) is not SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(U, "I said I'm allergic to codeine — scratch that, it just made me sick")],
+        [(U, "I'm allergic to codeine."), (U, "Scratch that, it just made me sick.")],
+        [(U, "У меня аллергия на кодеин. Хотя нет, путаю — от него просто живот болел.")],
+    ],
+)
+def test_a_retracted_allergy_is_not_stored(talk, turns):
+    talk.say(*turns)
+    assert not talk.keys(Section.ALLERGIES)
+
+
+def test_retracting_an_allergy_from_an_earlier_conversation_asks_instead_of_deleting(talk):
+    talk.say((U, "I'm allergic to codeine"))
+    talk.say((U, "I told you I am allergic to codeine — scratch that, it just made me sick."), session="s2")
+    assert talk.fact(Section.ALLERGIES, "codeine").status is FactStatus.PRESENT
+    assert any(c.reason == "retracted_mention" for c in talk.memory.clarifications)
+
+
+# ---------------------------------------------------------------------- focus and follow-ups
+def test_a_plural_pronoun_stops_every_drug_named_before(talk):
+    talk.say((U, "Пью аторвастатин и эналаприл"))
+    talk.say((U, "бросил их месяц назад"))
+    for key in ("atorvastatin", "enalapril"):
+        assert talk.fact(Section.MEDICATIONS, key).status is FactStatus.STOPPED
+
+
+def test_an_unnamed_dose_change_goes_to_the_only_current_drug(talk):
+    talk.say((U, "Пью конкор 5 мг"))
+    talk.say((U, "врач снизил до половины таблетки"))
+    fact = talk.fact(Section.MEDICATIONS, "bisoprolol")
+    assert (fact.attributes["dose_value"], fact.attributes["dose_unit"]) == (0.5, "tablets")
+
+
+def test_switched_to_the_20_mg_one(talk):
+    talk.say((U, "I take lisinopril 10 mg daily"))
+    talk.say((U, "they switched me to the 20 mg one"))
+    assert talk.fact(Section.MEDICATIONS, "lisinopril").attributes["dose_value"] == 20
+
+
+def test_a_value_correction_finds_the_fact_by_its_old_value(talk):
+    talk.say((U, "I take lisinopril 50 mg and metformin 500 mg"))
+    talk.say((U, "oops, 25 not 50"))
+    lisinopril = talk.fact(Section.MEDICATIONS, "lisinopril")
+    assert lisinopril.attributes["dose_value"] == 25
+    assert talk.fact(Section.MEDICATIONS, "metformin").attributes["dose_value"] == 500
+    history = talk.repo.get_history("u", lisinopril.id)
+    assert history[-1].type.value == "correction"
+
+
+def test_an_english_correction_with_the_name(talk):
+    talk.say((U, "I take lisinopril 50 mg"))
+    talk.say((U, "Actually, it's lisinopril 20 mg, not 50"))
+    assert talk.fact(Section.MEDICATIONS, "lisinopril").attributes["dose_value"] == 20
+
+
+def test_the_question_supplies_the_drug_the_pronoun_means(talk):
+    talk.say((A, "How's the metformin going?"), (U, "I stopped it last week, it upset my stomach"))
+    fact = talk.fact(Section.MEDICATIONS, "metformin")
+    assert fact.status is FactStatus.STOPPED
+    assert fact.evidence_kind is EvidenceKind.ANSWER_TO_QUESTION
+
+
+def test_a_pronoun_that_fits_two_drugs_asks_instead_of_guessing(talk):
+    talk.say((U, "I take metformin and lisinopril"))
+    talk.say((U, "I stopped taking it"), session="s2")
+    assert all(f.status is FactStatus.ACTIVE for f in talk.memory.facts if f.section is Section.MEDICATIONS)
+    assert [c.reason for c in talk.memory.clarifications] == ["ambiguous_reference"]
+
+
+def test_a_follow_up_with_nothing_to_refer_to_is_rejected_not_guessed(talk):
+    outcome = talk.say((U, "I stopped taking it"))
+    assert not talk.memory.facts
+    assert {"section": Section.MEDICATIONS, "reason": "unresolved_reference"} in outcome.rejected
+
+
+# ---------------------------------------------------------------------- model path
+MODEL_FRAGMENT = [(A, "Any chronic conditions in you or your family?"), (U, "My mom has diabetes, I don't")]
+
+
+def _event(section: str, name: str | None, **extra) -> dict:
+    attributes = {"relative": "mother", "age_at_onset": None} if section == "family_history" else {}
+    if section == "chronic_conditions":
+        attributes = {"icd10": None, "since": None}
+    return {
+        "section": section,
+        "kind": "fact",
+        "evidence": extra.pop("evidence", "My mom has diabetes"),
+        "name": name,
+        "normalized_hint": None,
+        "status": extra.pop("status", "present"),
+        "attributes": attributes,
+        "valid_from": None,
+        "valid_to": None,
+        "correction": False,
+        "remember": False,
+        "experiencer": extra.pop("experiencer", "self"),
+        "hypothetical": False,
+        "retracted": False,
+        "temporality": None,
+        "evidence_kind": extra.pop("evidence_kind", "stated"),
+        "context_evidence": extra.pop("context_evidence", None),
+        "refers_to_focus": False,
+    }
+
+
+def test_model_path_shows_the_dialogue_and_asks_for_the_attributes():
+    with FakeOpenAI(rules=True) as fake:
+        settings = make_settings(fake)
+        talk = Dialogue(OpenAIExtractor(settings), OpenAISectionClassifier(settings))
+        talk.say((A, "Any allergies?"), (U, "no"))
+        request = next(r for r in fake.chat_requests if r.schema_name and "xtraction" in r.schema_name)
+        assert "[assistant] Any allergies?" in request.user_prompt and "[user] no" in request.user_prompt
+        event = next(v for k, v in request.schema["$defs"].items() if k.endswith("Event"))
+        for name in ("experiencer", "hypothetical", "retracted", "evidence_kind", "context_evidence"):
+            assert name in event["properties"] and name in event["required"]
+        assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_model_path_validation_keeps_a_relatives_condition_out_of_the_users_own():
+    with FakeOpenAI() as fake:
+        settings = make_settings(fake)
+        talk = Dialogue(OpenAIExtractor(settings), OpenAISectionClassifier(settings))
+        fake.script(
+            Reply.sections("chronic_conditions", "family_history"),
+            Reply.events(
+                # the model files the mother's diabetes as the user's own, marked relative: refused
+                _event("chronic_conditions", "diabetes", experiencer="relative"),
+                # ... and as the user's own without saying whose: refused in family history
+                _event("family_history", "diabetes", experiencer="self"),
+                _event("family_history", "diabetes", experiencer="relative"),
+                # a hypothetical and someone else's: refused
+                _event("chronic_conditions", "asthma", experiencer="other"),
+                # an answer whose "question" the assistant never asked: refused
+                _event(
+                    "chronic_conditions",
+                    None,
+                    evidence="I don't",
+                    evidence_kind="answer_to_question",
+                    context_evidence="Do you have asthma?",
+                )
+                | {"kind": "section_absent", "status": None},
+            ),
+        )
+        outcome = talk.say(*MODEL_FRAGMENT)
+    reasons = sorted(r["reason"] for r in outcome.rejected)
+    assert reasons == [
+        "experiencer_other_person",
+        "own_condition_not_family_history",
+        "question_not_in_assistant_text",
+        "relative_not_self",
+    ]
+    assert talk.keys(Section.FAMILY_HISTORY) == {"mother:diabetes"}
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+def test_model_path_answer_with_its_question_is_stored_with_the_question_as_context():
+    with FakeOpenAI() as fake:
+        settings = make_settings(fake)
+        talk = Dialogue(OpenAIExtractor(settings), OpenAISectionClassifier(settings))
+        fake.script(
+            Reply.sections("chronic_conditions"),
+            Reply.events(
+                _event(
+                    "chronic_conditions",
+                    None,
+                    evidence="I don't",
+                    evidence_kind="answer_to_question",
+                    context_evidence="Any chronic conditions in you or your family?",
+                )
+                | {"kind": "section_absent", "status": None}
+            ),
+        )
+        talk.say(*MODEL_FRAGMENT)
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_safety_lifestyle_is_shown_at_first_mention(talk):
+    talk.say((U, "I smoke a pack a day"))
+    assert talk.fact(Section.LIFESTYLE, "smoking").stage is Stage.ACTIVE
