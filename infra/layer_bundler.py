@@ -39,6 +39,8 @@ def pip_command(requirements: Path, target: Path) -> list[str]:
         "--no-warn-conflicts",  # the layer is checked by its own resolution, not the host's venv
         "--no-compile",  # the host would write .pyc files for its own Python version
         "--platform", PLATFORM,
+        # newer wheels (rapidfuzz for cp314) are tagged manylinux_2_28; the runtime has glibc 2.34
+        "--platform", "manylinux_2_28_aarch64",
         "--implementation", "cp",
         "--python-version", PYTHON_VERSION,
         "--only-binary=:all:",

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from health_ltm.domain.sections import Section
-from health_ltm.write.normalize import find_terms, is_known_term, normalize_name, stem
+from health_ltm.write.normalize import (
+    closest_existing_key,
+    find_terms,
+    is_known_term,
+    kinds_for,
+    normalize_name,
+    stem,
+)
 
 S = Section
 DRUG_NAMES = (
@@ -222,3 +229,214 @@ def test_coverage_of_english_brands_from_rxnorm_derived_list(record_property) ->
     print(f"\nEN brand coverage: {correct}/{len(generics_of)} = {coverage:.1%}; precision {correct}/{known}")
     assert precision >= 0.95  # what the table claims must be right
     assert correct >= 150  # a floor against regressions, not a target
+
+
+# --- spelling variants (rapidfuzz, lazily imported) ------------------------------------------------
+@pytest.mark.parametrize(
+    ("section", "typo", "key"),
+    [
+        (S.MEDICATIONS, "amoxicilin", "amoxicillin"),
+        (S.MEDICATIONS, "amoxicilline", "amoxicillin"),
+        (S.MEDICATIONS, "Amoxicilin 500 mg", "amoxicillin"),
+        (S.MEDICATIONS, "ibuprofin", "ibuprofen"),
+        (S.MEDICATIONS, "ibuporfen", "ibuprofen"),  # a transposition is one edit
+        (S.MEDICATIONS, "lisinipril", "lisinopril"),
+        (S.MEDICATIONS, "метфармин", "metformin"),
+        (S.MEDICATIONS, "метфармина", "metformin"),  # inflected and misspelt
+        (S.MEDICATIONS, "ибупрофин", "ibuprofen"),
+        (S.ALLERGIES, "пенецилин", "penicillin"),
+        (S.ALLERGIES, "пенецилину", "penicillin"),
+        (S.ALLERGIES, "amoxicilin", "amoxicillin"),
+        (S.CHRONIC_CONDITIONS, "hypertenssion", "hypertension"),
+    ],
+)
+def test_a_misspelt_name_meets_the_table_entity(section: Section, typo: str, key: str) -> None:
+    assert normalize_name(section, typo).key == key
+
+
+def test_a_misspelt_name_gets_the_entitys_human_name_and_code() -> None:
+    result = normalize_name(S.MEDICATIONS, "метфармин")
+    assert (result.name_normalized, result.code) == ("метформин", "A10BA02")
+
+
+@pytest.mark.parametrize(
+    ("section", "word"),
+    [
+        # frequent words within one edit of a table name: they are the word
+        (S.MEDICATIONS, "strike"),
+        (S.MEDICATIONS, "single"),
+        (S.MEDICATIONS, "creator"),
+        (S.MEDICATIONS, "паркет"),
+        (S.MEDICATIONS, "диван"),
+        (S.ALLERGIES, "lanolin"),
+        (S.CHRONIC_CONDITIONS, "гипотеза"),
+        # under six letters: never corrected ("later" is not "latex", "daily" not "dairy")
+        (S.ALLERGIES, "later"),
+        (S.ALLERGIES, "daily"),
+        (S.MEDICATIONS, "alive"),
+        (S.CHRONIC_CONDITIONS, "группа"),
+        # two edits below ten letters, a different first letter, another script
+        (S.MEDICATIONS, "ibuprifun"),
+        (S.MEDICATIONS, "obuprofen"),
+        (S.MEDICATIONS, "ибупрофеn"),
+    ],
+)
+def test_common_short_or_distant_words_are_never_corrected(section: Section, word: str) -> None:
+    assert not find_terms(kinds_for(section), word, fuzzy=True)
+    assert normalize_name(section, word).code is None
+
+
+def test_equally_near_to_two_entities_is_no_match() -> None:
+    # "hypetension" is one edit from both hypertension and hypotension
+    assert normalize_name(S.CHRONIC_CONDITIONS, "hypetension").key == "hypetension"
+
+
+def test_sections_without_fuzzy_kinds_are_never_corrected() -> None:
+    assert normalize_name(S.SURGERIES, "appendectomyy").key == "appendectomyy"
+    assert not find_terms(("surgery",), "appendectomyy", fuzzy=True)
+
+
+def test_find_terms_finds_a_misspelt_drug_only_when_asked() -> None:
+    text = "I stopped the amoxicilin last week"
+    assert find_terms(("drug",), text) == ()
+    (term,) = find_terms(("drug",), text, fuzzy=True)
+    assert term.entry.key == "amoxicillin" and text[term.start : term.end] == "amoxicilin"
+    # an exact match is never replaced by a fuzzy one
+    assert [t.entry.key for t in find_terms(("drug",), "Пью Энап и метфармин", fuzzy=True)] == [
+        "enalapril",
+        "metformin",
+    ]
+
+
+def test_the_pure_python_distance_matches_rapidfuzz() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from rapidfuzz.distance import OSA
+
+    from health_ltm.write.normalize import osa_distance
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.text("abcdeа", max_size=9), st.text("abcdeа", max_size=9), st.integers(0, 3))
+    def same(a: str, b: str, limit: int) -> None:
+        assert osa_distance(a, b, limit) == OSA.distance(a, b, score_cutoff=limit)
+
+    same()
+
+
+def _one_edit(word: str, position: int, letter: str, kind: int) -> str:
+    position = 1 + position % (len(word) - 1)  # never the first letter
+    if kind == 0:
+        return word[:position] + letter + word[position + 1 :]
+    if kind == 1:
+        return word[:position] + letter + word[position:]
+    return word[:position] + word[position + 1 :]
+
+
+def _one_word_names(kind: str) -> list[tuple[str, str]]:
+    return sorted(
+        {
+            (entry.key, alias)
+            for entry in _entries(kind)
+            for alias in [*entry.names.values(), *entry.extra.get("aliases", [])]
+            if re.fullmatch(r"[a-z]{7,}|[а-я]{7,}", alias)
+        }
+    )
+
+
+def _entries(kind: str):
+    from health_ltm.write.normalize import _table as table
+
+    return table()[kind]
+
+
+def test_a_one_letter_typo_of_a_drug_name_never_becomes_another_drug() -> None:
+    """Mutate every one-word drug name of seven letters or more, one edit past its first letter:
+    the result is that drug, or no table drug at all, never a different one."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    names = _one_word_names("drug")
+
+    letters = st.sampled_from("aeioubnrsаеиопрнс")
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.sampled_from(names), st.integers(0, 40), letters, st.integers(0, 2))
+    def never_another(name: tuple[str, str], position: int, letter: str, kind: int) -> None:
+        key, alias = name
+        typo = _one_edit(alias, position, letter, kind)
+        if is_known_term(typo):
+            return  # the typo spells another real name of the table
+        found = find_terms(("drug",), typo, fuzzy=True)
+        assert [t.entry.key for t in found] in ([], [key]), (alias, typo)
+
+    never_another()
+
+
+# --- closest_existing_key: a new candidate against the user's stored facts -------------------------
+def test_an_unknown_drug_misspelt_meets_the_stored_fact() -> None:
+    stored = [("фуфломицин", "фуфломицин"), ("metformin", "метформин")]
+    assert closest_existing_key(S.MEDICATIONS, "фуфламицин", "фуфламицин", stored) == "фуфломицин"
+
+
+def test_a_canonical_name_meets_a_misspelt_fact_stored_earlier() -> None:
+    stored = [("amoxicilin", "amoxicilin")]
+    assert closest_existing_key(S.MEDICATIONS, "amoxicillin", "amoxicillin", stored) == "amoxicilin"
+
+
+def test_names_in_the_users_script_are_compared_when_keys_are_not_alike() -> None:
+    stored = [("амоксицилин", "амоксицилин 500 мг")]
+    assert closest_existing_key(S.MEDICATIONS, "amoxicillin", "амоксициллин", stored) == "амоксицилин"
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "name", "stored"),
+    [
+        # the key is already stored: the exact match needs no redirect
+        (S.MEDICATIONS, "metformin", "метформин", [("metformin", "метформин")]),
+        # two entities the table tells apart
+        (S.MEDICATIONS, "prednisone", "prednisone", [("prednisolone", "prednisolone")]),
+        (S.CHRONIC_CONDITIONS, "hypotension", "hypotension", [("hypertension", "hypertension")]),
+        # short words and numbers must be equal
+        (S.MEDICATIONS, "витамин_d2", "витамин d2", [("витамин_d3", "витамин d3")]),
+        (S.CHRONIC_CONDITIONS, "диабет_1_тип", "диабет 1 типа", [("диабет_2_тип", "диабет 2 типа")]),
+        (S.MEDICATIONS, "кагоцел", "кагоцел", [("кагацол", "кагацол")]),  # two edits below ten letters
+        # another relative's condition is another fact
+        (S.FAMILY_HISTORY, "mother:гипертериоз", "гипертериоз", [("father:гипертиреоз", "гипертиреоз")]),
+        # value sections and events are not matched by spelling
+        (S.SURGERIES, "аппендэктомия", "аппендэктомия", [("апендэктомия", "апендэктомия")]),
+        (S.LIFESTYLE, "diet", "vegeterian", [("diett", "vegetarian")]),
+        # two stored keys equally near: merging the wrong one is worse than a duplicate
+        (S.MEDICATIONS, "фуфломицин", "фуфломицин", [("фуфламицин", "x"), ("фуфлумицин", "y")]),
+    ],
+)
+def test_closest_existing_key_declines(section, key, name, stored) -> None:
+    assert closest_existing_key(section, key, name, stored) is None
+
+
+def test_family_history_variants_meet_within_one_relative() -> None:
+    stored = [("mother:гипертиреоз", "гипертиреоз"), ("father:фуфлит", "фуфлит")]
+    assert closest_existing_key(S.FAMILY_HISTORY, "mother:гипертериоз", "гипертериоз", stored) == (
+        "mother:гипертиреоз"
+    )
+
+
+def test_the_nearest_of_several_stored_keys_wins() -> None:
+    stored = [("фуфломицинум", "фуфломицинум"), ("фуфломицин", "фуфломицин")]
+    assert closest_existing_key(S.MEDICATIONS, "фуфломицын", "фуфломицын", stored) == "фуфломицин"
+
+
+def test_closest_existing_key_returns_only_a_stored_key() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    words = st.text("абвгдеклмнопрстуaeiklmnoprst", min_size=1, max_size=12)
+
+    @settings(max_examples=300, deadline=None)
+    @given(words, st.lists(st.tuples(words, words), max_size=5))
+    def only_stored(key: str, stored: list[tuple[str, str]]) -> None:
+        result = closest_existing_key(S.MEDICATIONS, key, key, stored)
+        assert result is None or (result in {k for k, _ in stored} and result != key)
+        if key in {k for k, _ in stored}:
+            assert result is None
+
+    only_stored()

@@ -217,7 +217,7 @@ VARIATIONS: list[tuple[str, list[dict]]] = [
     ("Should I take ibuprofen?", NOTHING),
     ("Врач сказал, что нужно пить метформин", NOTHING),
     ("Пью воду и чай", NOTHING),
-    ("I'm 34 weeks pregnant", NOTHING),
+    ("I'm 34 weeks pregnant", [fact(S.DEMOGRAPHICS, attrs={"pregnancy": "pregnant"})]),  # not an age
     ("Живу в деревне", NOTHING),
     ("Сегодня хорошая погода", NOTHING),
 ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from health_ltm.domain.candidates import Candidate
 from health_ltm.domain.ids import new_ulid
@@ -232,3 +234,180 @@ def test_user_edit_is_recorded_with_before_and_after():
     assert d.event.type is EventType.USER_EDIT
     assert d.event.before["attributes"]["dose_value"] == 500 and d.fact.attributes["dose_value"] == 850
     assert snapshot(d.fact) == d.event.after
+
+
+# --- lifecycle per key: safety-relevant habits are active at once (seed 003, brief) -------------
+def habit(key: str, value: str, status=FactStatus.PRESENT, correction=False, remember=False) -> Candidate:
+    return Candidate(
+        section=Section.LIFESTYLE,
+        kind=AssertionKind.FACT,
+        key=key,
+        name_raw=value,
+        name_normalized=key,
+        status=status,
+        attributes={"value": value},
+        correction=correction,
+        remember=remember,
+    )
+
+
+@pytest.mark.parametrize(("key", "value"), [("smoking", "pack a day"), ("alcohol", "weekends")])
+def test_smoking_and_alcohol_are_active_at_first_mention(key, value):
+    assert first(habit(key, value)).fact.fact.stage is Stage.ACTIVE
+
+
+@pytest.mark.parametrize(("key", "value"), [("diet", "vegetarian"), ("physical_activity", "running")])
+def test_other_habits_still_wait_for_a_second_mention(key, value):
+    assert first(habit(key, value)).fact.fact.stage is Stage.CANDIDATE
+
+
+def test_pregnancy_is_active_at_first_mention():
+    candidate = Candidate(
+        section=Section.DEMOGRAPHICS,
+        kind=AssertionKind.FACT,
+        key="pregnancy",
+        name_raw="я беременна",
+        name_normalized="pregnancy",
+        status=FactStatus.PRESENT,
+        attributes={"pregnancy": "pregnant"},
+    )
+    assert first(candidate).fact.fact.stage is Stage.ACTIVE
+
+
+def test_the_lifecycle_sets_are_declared_in_sections():
+    from health_ltm.domain import sections
+
+    assert sections.active_at_first_mention(Section.LIFESTYLE, "smoking")
+    assert not sections.active_at_first_mention(Section.LIFESTYLE, "diet")
+    assert sections.active_at_first_mention(Section.DEMOGRAPHICS, "pregnancy")
+    assert sections.resists_one_off_contradiction(Section.LIFESTYLE, "diet")
+    assert not sections.resists_one_off_contradiction(Section.LIFESTYLE, "alcohol")
+    assert not any(sections.resists_one_off_contradiction(s, "x") for s in sections.SAFETY_SECTIONS)
+
+
+# --- stable facts resist a one-off contradiction (seed 003) --------------------------------------
+def stable(candidate: Candidate):
+    fact = first(candidate).fact.fact
+    return fact.model_copy(update={"stage": Stage.STABLE, "mention_count": 5})
+
+
+def test_a_one_off_contradiction_of_a_stable_habit_is_held_as_a_clarification():
+    diet = stable(habit("diet", "vegetarian"))
+    d = again(habit("diet", "vegetarian", FactStatus.STOPPED), diet, fragment="f2")
+    assert d.fact is None and d.clarification is not None
+    held = d.clarification
+    assert held.reason == "contradicts_stable_fact" and held.fact_id == diet.id
+    assert held.current == {"status": "present"} and held.proposed == {"status": "stopped"}
+    assert held.fragment_id == "f2"
+
+
+def test_a_second_mention_of_the_new_state_applies_it_and_settles_the_clarification():
+    diet = stable(habit("diet", "vegetarian"))
+    held = again(habit("diet", "vegetarian", FactStatus.STOPPED), diet, fragment="f2").clarification
+    d = again(habit("diet", "vegetarian", FactStatus.STOPPED), diet, pending=[held], fragment="f3", days=2)
+    assert d.fact.event.type is EventType.NEGATION and d.fact.fact.status is FactStatus.STOPPED
+    assert d.fact.resolves == [held.id]
+
+
+def test_the_same_contradiction_repeated_in_its_own_fragment_is_not_a_second_mention():
+    diet = stable(habit("diet", "vegetarian"))
+    held = again(habit("diet", "vegetarian", FactStatus.STOPPED), diet, fragment="f2").clarification
+    d = again(habit("diet", "vegetarian", FactStatus.STOPPED), diet, pending=[held], fragment="f2")
+    assert d.fact is None and d.clarification is None
+    assert d.noop_reason == "stable_contradiction_pending"
+
+
+def test_a_changed_value_of_a_stable_habit_is_held_too():
+    activity = stable(habit("physical_activity", "running, 3 times a week"))
+    d = again(habit("physical_activity", "swimming"), activity, fragment="f2")
+    assert d.clarification.current == {"status": "present", "value": "running, 3 times a week"}
+    assert d.clarification.proposed == {"status": "present", "value": "swimming"}
+    applied = again(
+        habit("physical_activity", "swimming"), activity, pending=[d.clarification], fragment="f3"
+    ).fact
+    assert applied.event.type is EventType.CHANGE and applied.fact.attributes["value"] == "swimming"
+
+
+def test_a_different_second_contradiction_is_held_again_not_applied():
+    diet = stable(habit("diet", "vegetarian"))
+    held = again(habit("diet", "vegetarian", FactStatus.STOPPED), diet, fragment="f2").clarification
+    d = again(habit("diet", "vegan"), diet, pending=[held], fragment="f3")
+    assert d.fact is None and d.clarification.proposed == {"status": "present", "value": "vegan"}
+
+
+def test_restating_the_stable_state_settles_a_pending_one_off():
+    diet = stable(habit("diet", "vegetarian"))
+    held = again(habit("diet", "vegetarian", FactStatus.STOPPED), diet, fragment="f2").clarification
+    d = again(habit("diet", "vegetarian"), diet, pending=[held], fragment="f3").fact
+    assert d.event.type is EventType.RECONFIRMATION and d.resolves == [held.id]
+    assert d.fact.status is FactStatus.PRESENT
+
+
+def test_an_explicit_correction_of_a_stable_habit_applies_at_once():
+    diet = stable(habit("diet", "vegetarian"))
+    d = again(habit("diet", "vegetarian", FactStatus.STOPPED, correction=True), diet, fragment="f2").fact
+    assert d.event.type is EventType.CORRECTION and d.fact.status is FactStatus.STOPPED
+
+
+def test_new_attributes_on_a_stable_habit_are_no_contradiction():
+    diet = stable(habit("diet", "vegetarian"))
+    richer = Candidate(**{**habit("diet", "vegetarian").__dict__, "valid_from": "2020"})
+    d = again(richer, diet, fragment="f2").fact
+    assert d is not None and d.event.type is EventType.CHANGE and d.fact.valid_from == "2020"
+
+
+@pytest.mark.parametrize("key", ["smoking", "alcohol"])
+def test_stable_smoking_and_alcohol_change_at_first_mention(key):
+    fact = stable(habit(key, "yes"))
+    d = again(habit(key, "former smoker", FactStatus.STOPPED), fact, fragment="f2")
+    assert d.clarification is None and d.fact.event.type is EventType.NEGATION
+
+
+def test_stable_facts_of_safety_sections_keep_their_first_mention_rules():
+    metformin = stable(med(FactStatus.ACTIVE, dose_value=500, dose_unit="mg"))
+    stopped = again(med(FactStatus.STOPPED), metformin, fragment="f2")
+    assert stopped.clarification is None and stopped.fact.event.type is EventType.NEGATION
+    allergy = stable(peanut())
+    gone = again(peanut(FactStatus.RESOLVED), allergy, fragment="f2")
+    assert gone.clarification is None and gone.fact.fact.status is FactStatus.RESOLVED
+
+
+# A stable preference meets a stream of mentions, one per fragment (some repeated in a fragment);
+# the pipeline keeps the clarifications that are not settled. Whatever the stream:
+#  - the fact takes a new state only if that state was already held from another fragment;
+#  - the same new state said in two fragments in a row is always the state afterwards.
+DIET_STATES = [
+    (FactStatus.PRESENT, "vegetarian"),
+    (FactStatus.STOPPED, "vegetarian"),
+    (FactStatus.PRESENT, "vegan"),
+    (FactStatus.ABSENT, "vegetarian"),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(DIET_STATES) - 1), st.booleans()), min_size=1, max_size=12))
+def test_a_stable_preference_changes_only_on_a_repeated_contradiction(stream):
+    fact = stable(habit("diet", "vegetarian"))
+    pending: list = []
+    held_from: dict[tuple, set[str]] = {}  # proposed state -> fragments that said it
+    previous: tuple | None = None
+    for n, (index, repeat) in enumerate(stream):
+        status, value = DIET_STATES[index]
+        fragment = f"f{n + 2}"
+        for _ in range(2 if repeat else 1):
+            before = (fact.status, fact.attributes["value"])
+            d = again(habit("diet", value, status), fact, pending=pending, fragment=fragment)
+            if d.clarification:
+                pending.append(d.clarification)
+                held_from.setdefault((status, value), set()).add(fragment)
+            if d.fact:
+                pending = [c for c in pending if c.id not in d.fact.resolves]
+                fact = d.fact.fact
+                after = (fact.status, fact.attributes["value"])
+                if after != before:
+                    assert held_from.get(after, set()) - {fragment}, (before, after)
+                    held_from.clear()
+                assert fact.stage is Stage.STABLE
+        if previous == (status, value):
+            assert (fact.status, fact.attributes["value"]) == (status, value)
+        previous = (status, value)

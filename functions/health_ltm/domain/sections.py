@@ -74,6 +74,32 @@ SAFETY_SECTIONS: tuple[Section, ...] = (
 # Facts in these sections are active at first mention; the others start as candidates and wait
 # for a second mention (in another message) or an explicit "remember" (seed 003).
 ACTIVE_AT_FIRST_MENTION: frozenset[Section] = frozenset(set(Section) - {Section.LIFESTYLE})
+# Lifestyle habits that change what is safe to take or advise (interactions, dosing): like the
+# safety sections, they are active at first mention and are never held against a stable fact.
+SAFETY_LIFESTYLE_KEYS: frozenset[str] = frozenset({"smoking", "alcohol"})
+# Keys active at first mention in a section that otherwise waits (pregnancy is a demographics
+# slot, so already active; it is listed so the rule is visible in one place).
+ACTIVE_AT_FIRST_MENTION_KEYS: dict[Section, frozenset[str]] = {
+    Section.LIFESTYLE: SAFETY_LIFESTYLE_KEYS,
+    Section.DEMOGRAPHICS: frozenset({"pregnancy"}),
+}
+# Stable facts of these sections resist a one-off contradiction (seed 003: "confirmed facts need a
+# repeated refutation"): preference-type facts, except the safety-relevant habits above. The
+# safety sections keep their first-mention rules: a stopped drug or a new allergy applies at once.
+RESIST_ONE_OFF_CONTRADICTION: dict[Section, frozenset[str]] = {
+    Section.LIFESTYLE: SAFETY_LIFESTYLE_KEYS,  # the section, except these keys
+}
+
+
+def active_at_first_mention(section: Section, key: str) -> bool:
+    return section in ACTIVE_AT_FIRST_MENTION or key in ACTIVE_AT_FIRST_MENTION_KEYS.get(section, ())
+
+
+def resists_one_off_contradiction(section: Section, key: str) -> bool:
+    """A stable fact here changes only on a second mention of the new state or a correction."""
+    exceptions = RESIST_ONE_OFF_CONTRADICTION.get(section)
+    return exceptions is not None and key not in exceptions
+
 
 # Statuses that describe the present; the rest answer history questions only.
 CURRENT_STATUSES: frozenset[FactStatus] = frozenset(

@@ -21,13 +21,14 @@ from .models import (
     SectionState,
 )
 from .sections import (
-    ACTIVE_AT_FIRST_MENTION,
     ENDING_STATUSES,
     SECTIONS_WITH_STATUS,
     FactStatus,
     Section,
     SectionStatus,
     Stage,
+    active_at_first_mention,
+    resists_one_off_contradiction,
 )
 
 # Single-valued attributes whose change is implausible without an explicit correction.
@@ -36,6 +37,9 @@ IMPLAUSIBLE_CHANGES: dict[str, Callable[[Any, Any], bool]] = {
     "birth_year": lambda old, new: abs(int(new) - int(old)) > 1,
     "sex": lambda old, new: old != new,
 }
+
+# A one-off contradiction of a stable preference-type fact, held until a second mention.
+CONTRADICTS_STABLE_FACT = "contradicts_stable_fact"
 
 # Statuses that mean "this is true now" for the section-level conflict check.
 _PRESENT_STATUSES = frozenset({FactStatus.PRESENT, FactStatus.ACTIVE, FactStatus.PRESCRIBED})
@@ -177,6 +181,14 @@ def _decide_fact(
                 )
             )
 
+    pending = list(pending)
+    settled: list[str] = []  # pending contradictions this candidate settles
+    if existing.deleted_at is None and not candidate.correction:
+        held = _stable_contradiction(candidate, existing, status, new_attributes, pending, ctx)
+        if isinstance(held, Decision):
+            return held
+        settled = held
+
     changed = bool(
         status != existing.status
         or new_attributes != existing.attributes
@@ -212,7 +224,7 @@ def _decide_fact(
         event_type = EventType.NEGATION
     else:
         event_type = EventType.CHANGE
-    resolves = [c.id for c in pending if c.fact_id == existing.id] if candidate.correction else []
+    resolves = [c.id for c in pending if c.fact_id == existing.id] if candidate.correction else settled
     return Decision(
         fact=FactDecision(
             fact=updated,
@@ -223,11 +235,54 @@ def _decide_fact(
     )
 
 
+def _stable_contradiction(
+    candidate: Candidate,
+    existing: Fact,
+    status: FactStatus,
+    new_attributes: dict[str, Any],
+    pending: list[Clarification],
+    ctx: DecisionContext,
+) -> Decision | list[str]:
+    """Seed 003: a stable preference-type fact is not overturned by one contradicting mention.
+
+    The first contradiction is held as a clarification; the same new state said again in another
+    fragment applies (the clarification is settled), and so does restating the stable state.
+    Returns the decision to hold, or the ids of the pending contradictions the candidate settles."""
+    if existing.stage is not Stage.STABLE or not resists_one_off_contradiction(
+        candidate.section, existing.key
+    ):
+        return []
+    mine = [c for c in pending if c.fact_id == existing.id and c.reason == CONTRADICTS_STABLE_FACT]
+    old = existing.attributes
+    differs = [k for k in old if k in new_attributes and new_attributes[k] != old[k]]
+    if status == existing.status and not differs:
+        return [c.id for c in mine]  # the stable state restated: the one-off is over
+    current = {"status": existing.status.value, **{k: old[k] for k in differs}}
+    proposed = {"status": status.value, **{k: new_attributes[k] for k in differs}}
+    same = [c for c in mine if c.proposed == proposed]
+    if any(c.fragment_id != ctx.fragment_id for c in same):
+        return [c.id for c in mine]  # a second mention of the new state
+    if same:
+        return Decision(noop_reason="stable_contradiction_pending")  # a repeat in the same fragment
+    return Decision(
+        clarification=Clarification(
+            id=ctx.new_id(),
+            section=candidate.section,
+            fact_id=existing.id,
+            reason=CONTRADICTS_STABLE_FACT,
+            current=current,
+            proposed=proposed,
+            created_at=ctx.now,
+            fragment_id=ctx.fragment_id,
+        )
+    )
+
+
 def _first_mention(
     candidate: Candidate, status: FactStatus, section_state: SectionState, ctx: DecisionContext
 ) -> Decision:
     fact_id = ctx.new_id()
-    active_now = candidate.section in ACTIVE_AT_FIRST_MENTION or candidate.remember
+    active_now = active_at_first_mention(candidate.section, candidate.key) or candidate.remember
     fact = Fact(
         id=fact_id,
         section=candidate.section,

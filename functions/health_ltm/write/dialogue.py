@@ -88,7 +88,15 @@ def question_of(messages: Sequence[Message], index: int) -> Message | None:
         j -= 1
     if j >= 0 and asks(messages[j]):
         return messages[j]
+    # "Any medicines in the past?" / "Prescription or over the counter?" / "Either." / "None":
+    # a short reply to the user's own clarifying question keeps the assistant's question open.
+    if j >= 2 and len(messages[j].text.split()) <= 6 and asks_back(messages[j - 1]) and asks(messages[j - 2]):
+        return messages[j - 2]
     return None
+
+
+def asks_back(message: Message) -> bool:
+    return message.role is Role.USER and bool(_QUESTION_END.search(message.text.strip()))
 
 
 def turns(messages: Sequence[Message]) -> list[Turn]:

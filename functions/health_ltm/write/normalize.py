@@ -5,15 +5,20 @@ lower-case ASCII with '_' between words and '+' between the parts of a fixed com
 (``enalapril``, ``acetylsalicylic_acid``, ``amoxicillin+clavulanic_acid``, ``type_2_diabetes``).
 So "Энап", "энапа", "Enap", "悦宁定" and "эналаприл" all meet at ``enalapril``, while
 ``name_normalized`` stays human and in the user's script ("эналаприл", "enalapril", "依那普利").
-Names the table does not know fall back to the model's hint (or the raw name), lower-cased and
-stemmed, so that inflected forms still meet ("кагоцелом" and "кагоцел" share a key).
-The table is read lazily once per process (``data/synonyms.json``).
+Names the table does not know fall back, for drugs, allergens and conditions, to a spelling
+variant of a table name ("amoxicilin", "ибупрофин" -> the table's entity; see ``FUZZY_KINDS``),
+then to the model's hint (or the raw name), lower-cased and stemmed, so that inflected forms
+still meet ("кагоцелом" and "кагоцел" share a key). ``closest_existing_key`` finds the stored
+fact a new name is a spelling variant of.
+The table is read lazily once per process (``data/synonyms.json``); so is ``rapidfuzz``, which
+only a fuzzy look-up needs (about 20 ms of imports, not paid by the api function's cold start).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -66,6 +71,16 @@ KINDS_BY_SECTION: dict[Section, tuple[str, ...]] = {
 # Kinds whose facts carry a value, not an entity: the key names the slot, the name stays as said.
 _VALUE_KINDS = frozenset({"lifestyle", "slot"})
 _ALL_KINDS = ("drug", "allergen", "condition", "symptom", "surgery", "injury", "vaccine")
+
+# Spelling variants are looked for only among these kinds: misspelt drug, allergen and disease
+# names are common and matter for safety, and their names are long and distinctive. A word is a
+# variant of a table name when both are at least _FUZZY_MIN_LEN letters of one script, start with
+# the same letter, and are at most one edit apart (a transposition is one edit), or two edits
+# from ten letters on (see _edit_limit); a word the table knows in any kind, or a common word
+# that happens to lie near a name, is never "corrected"; two entities equally near: no match.
+FUZZY_KINDS = frozenset({"drug", "allergen", "condition"})
+_FUZZY_MIN_LEN = 6
+_FUZZY_WORD = re.compile(r"[a-z]+|[а-я]+")
 
 _TOKEN = re.compile(r"[0-9a-zа-я]+(?:['-][0-9a-zа-я]+)*")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -198,11 +213,15 @@ def kinds_for(section: Section | str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def find_terms(kinds: tuple[str, ...], text: str) -> tuple[Term, ...]:
-    """Every table entity in ``text``, longest match first, left to right, no overlaps."""
+def find_terms(kinds: tuple[str, ...], text: str, fuzzy: bool = False) -> tuple[Term, ...]:
+    """Every table entity in ``text``, longest match first, left to right, no overlaps.
+
+    With ``fuzzy``, a word no exact match covers may also be a spelling variant of a one-word
+    name of a ``FUZZY_KINDS`` kind ("I stopped the amoxicilin"); the caller opts in."""
     index = _index(kinds)
     found: list[Term] = []
     tokens = _tokens(text)
+    loose: list[tuple[int, int, str]] = []  # words no exact match took
     i = 0
     while i < len(tokens):
         for width in range(min(index.max_words, len(tokens) - i), 0, -1):
@@ -212,7 +231,13 @@ def find_terms(kinds: tuple[str, ...], text: str) -> tuple[Term, ...]:
                 i += width
                 break
         else:
+            loose.append(tokens[i])
             i += 1
+    if fuzzy and FUZZY_KINDS.intersection(kinds):
+        for start, end, word in loose:
+            near = _variant_of(kinds, word)
+            if near is not None:
+                found.append(Term(near, start, end))
     if index.cjk and _CJK.search(text):
         low, taken = fold(text), list[tuple[int, int]]()
         for alias, entry in index.cjk:
@@ -221,6 +246,196 @@ def find_terms(kinds: tuple[str, ...], text: str) -> tuple[Term, ...]:
                 taken.append((start, start + len(alias)))
                 found.append(Term(entry, start, start + len(alias)))
     return tuple(sorted(found, key=lambda t: t.start))
+
+
+# --- spelling variants ----------------------------------------------------------------------------
+# Frequent words that lie within the cutoff of a one-word table name: they are the word, not a
+# typo ("strike" is not "stroke", "паркет" is not "Париет", "lanolin" is not "Lanoxin"). Found by
+# scanning the 100,000 most frequent English and Russian words (wordfreq) against the table;
+# stems, as _tokens gives them. Re-run the scan after adding short names to the table.
+_COMMON_NEAR_NAMES = word_set(
+    "allegri allegro alsace amaral ambient ankara antare armond articulate aspiring augmenting "
+    "buffering cambio cambria cancel canker canner canter capote cashed cashel celica chocolatier "
+    "circadian cirrus clarinet clementine concord concour concur condor connor contract contrasted "
+    "creator creston cumbia depressing depressive digression dioxin enclose farmiga gallus innovate "
+    "iodide iovine lactase lactone lanolin lyrical melamine nicked nickle nootropic oranje overnight "
+    "oversight pancreatic penicillium pollan polled polley precise principe principled pullen raglan "
+    "reflex saxena scrimp seaford sentra shingled single singular strike strobe strode stroked strome "
+    "strove taoist valeria valyrian арамис аризон вестис виктор гипотез главком динамит долгот знаков "
+    "кондор коннор контор контракт коронац крестов мелочн милочк молотк наклонен норман отправлен "
+    "отправлени отправленн паритет паркет плавитс племен плетен подогр прозаик прокатн простил "
+    "простын рефлекс сдалис спаркс спирит стимулятор трахал форман цветет цеткин"
+)
+
+
+def _edit_limit(a: str, b: str) -> int:
+    """How many edits still make ``a`` a spelling of ``b``: none under six letters, one up to
+    nine, two from ten (at most a fifth of the longer word)."""
+    if min(len(a), len(b)) < _FUZZY_MIN_LEN:
+        return 0
+    return 1 if max(len(a), len(b)) < 10 else 2
+
+
+def _variant_distance(a: str, b: str) -> int | None:
+    """Edits between two words if one is a plausible misspelling of the other, else None."""
+    if a == b:
+        return 0
+    if a[:1] != b[:1] or not (_FUZZY_WORD.fullmatch(a) and _FUZZY_WORD.fullmatch(b)):
+        return None
+    if _script(a) != _script(b):
+        return None
+    limit = _edit_limit(a, b)
+    if limit == 0 or abs(len(a) - len(b)) > limit:
+        return None
+    distance = _osa_distance()(a, b, limit)
+    return distance if distance <= limit else None
+
+
+@lru_cache(maxsize=1)
+def _osa_distance() -> Callable[[str, str, int], int]:
+    """Edit distance with adjacent transpositions (OSA), from rapidfuzz, imported on first use.
+
+    Without rapidfuzz (a dependency layer built without it) the same distance comes from the
+    small pure-Python version below: slower, never a crash of the write path."""
+    try:
+        from rapidfuzz.distance import OSA
+    except ImportError:  # pragma: no cover - rapidfuzz is a declared dependency
+        return osa_distance
+    return lambda a, b, limit: OSA.distance(a, b, score_cutoff=limit)
+
+
+def osa_distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance, or ``limit + 1`` once it is known to exceed ``limit``."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        previous2, previous = previous, current
+    return min(previous[-1], limit + 1)
+
+
+@lru_cache(maxsize=1)
+def _known_words() -> frozenset[str]:
+    """Every one-word name of any kind in the table: a word the table knows is never a typo."""
+    words = {p for p in _index(tuple(_table())).phrases if " " not in p}
+    return frozenset(words | _COMMON_NEAR_NAMES)
+
+
+@lru_cache(maxsize=32)
+def _fuzzy_names(kinds: tuple[str, ...]) -> dict[tuple[str, str], dict[str, Entry]]:
+    """One-word names of the fuzzy kinds, by (script, first letter); the first kind listed wins."""
+    names: dict[tuple[str, str], dict[str, Entry]] = {}
+    for phrase, entry in _index(kinds).phrases.items():
+        if entry.kind in FUZZY_KINDS and len(phrase) >= _FUZZY_MIN_LEN and _FUZZY_WORD.fullmatch(phrase):
+            names.setdefault((_script(phrase), phrase[0]), {}).setdefault(phrase, entry)
+    return names
+
+
+@lru_cache(maxsize=8192)
+def _variant_of(kinds: tuple[str, ...], word: str) -> Entry | None:
+    """The one table entity whose one-word name ``word`` (a stem) is a misspelling of, if any."""
+    if len(word) < _FUZZY_MIN_LEN or not _FUZZY_WORD.fullmatch(word) or word in _known_words():
+        return None
+    best: Entry | None = None
+    best_distance, tie = _FUZZY_MIN_LEN, False
+    for phrase, entry in _fuzzy_names(kinds).get((_script(word), word[0]), {}).items():
+        distance = _variant_distance(word, phrase)
+        if distance is None or distance > best_distance:
+            continue
+        if distance < best_distance:
+            best, best_distance, tie = entry, distance, False
+        elif best is not None and entry.key != best.key:
+            tie = True
+    return None if tie else best
+
+
+def _fuzzy_lookup(section: Section, text: str | None) -> Entry | None:
+    kinds = kinds_for(section)
+    if not text or not FUZZY_KINDS.intersection(kinds):
+        return None
+    terms = find_terms(kinds, text, fuzzy=True)
+    return terms[0].entry if terms else None
+
+
+def _content_words(section: Section, text: str) -> list[str]:
+    """Stemmed words that name the thing: dose and form words (and numbers) say nothing for drugs."""
+    words = [t for _, _, t in _tokens(text)]
+    if section is Section.MEDICATIONS:
+        words = [w for w in words if w not in _DRUG_NOISE_STEMS and not w[:1].isdigit()]
+    return words
+
+
+def _split_key(key: str) -> tuple[str, list[str]]:
+    """Family-history keys keep their relative apart: "mother:type_2_diabetes" -> ("mother", [...])."""
+    prefix, _, rest = key.rpartition(":")
+    return prefix, [w for w in re.split(r"[_+\s]+", fold(rest)) if w]
+
+
+def _words_distance(a: list[str], b: list[str]) -> int | None:
+    """Total edits if ``a`` is word for word a spelling of ``b`` (and not the same), else None."""
+    if not a or len(a) != len(b):
+        return None
+    total = 0
+    for x, y in zip(a, b, strict=True):
+        distance = _variant_distance(x, y)
+        if distance is None:
+            return None
+        total += distance
+    return total or None
+
+
+@lru_cache(maxsize=8)
+def _table_keys(kinds: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(e.key for kind in kinds for e in _table().get(kind, []))
+
+
+def closest_existing_key(
+    section: Section | str, key: str, name: str, existing: Sequence[tuple[str, str]]
+) -> str | None:
+    """The stored key that the new candidate (``key``, ``name``) is a spelling variant of.
+
+    ``existing`` holds the (key, name_normalized) of the user's stored facts in ``section``.
+    Keys are compared word by word, then names (in the user's script, dose words left out for
+    drugs), with the cutoffs of the table's fuzzy look-up. Two different table entities are
+    never variants of each other, a key already stored needs no redirect (None), and two stored
+    keys equally near give None: merging the wrong drug is worse than a duplicate."""
+    section = Section(section)
+    kinds = kinds_for(section)
+    if not FUZZY_KINDS.intersection(kinds) or not key:
+        return None
+    if any(stored == key for stored, _ in existing):
+        return None
+    table_keys = _table_keys(kinds)
+    prefix, words = _split_key(key)
+    new_words = _content_words(section, name) if name else []
+    best: dict[str, int] = {}
+    for stored, stored_name in existing:
+        stored_prefix, stored_words = _split_key(stored)
+        if not stored or stored_prefix != prefix:
+            continue
+        if stored.rpartition(":")[2] in table_keys and key.rpartition(":")[2] in table_keys:
+            continue  # two entities the table tells apart
+        distances = [
+            d
+            for d in (
+                _words_distance(words, stored_words),
+                _words_distance(new_words, _content_words(section, stored_name or "")),
+            )
+            if d is not None
+        ]
+        if distances:
+            best[stored] = min(distances)
+    if not best:
+        return None
+    nearest = min(best.values())
+    winners = [stored for stored, d in best.items() if d == nearest]
+    return winners[0] if len(winners) == 1 else None
 
 
 def lookup(section: Section | str, text: str) -> Entry | None:
@@ -288,6 +503,9 @@ def _normalize(section: Section, raw: str, hint: str | None) -> Normalized:
             if entry.kind in _VALUE_KINDS:
                 return Normalized(" ".join(fold(raw or hint or "").split()), entry.key, entry.code)
             return Normalized(entry.name(lang), entry.key, entry.code)
+    near = _fuzzy_lookup(section, raw) or _fuzzy_lookup(section, hint)
+    if near is not None:  # "amoxicilin", "метфармин": a spelling of a name the table knows
+        return Normalized(near.name(lang), near.key, near.code)
     composed = _compose(section, raw) or _compose(section, hint)
     if composed is not None:
         return composed
@@ -298,5 +516,6 @@ def _normalize(section: Section, raw: str, hint: str | None) -> Normalized:
 
 
 def normalize_name(section: Section | str, raw: str | None, hint: str | None = None) -> Normalized:
-    """Table first (raw, then the model's hint), then body-site composition, then stemmed fallback."""
+    """Table first (raw, then the model's hint), then a spelling variant of a table name (drugs,
+    allergens, conditions), then body-site composition, then the stemmed fallback."""
     return _normalize(Section(section), (raw or "").strip(), (hint or "").strip() or None)

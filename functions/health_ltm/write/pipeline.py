@@ -15,6 +15,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from ..domain.candidates import Candidate
 from ..domain.models import (
     AppliedEvent,
+    AssertionKind,
     Clarification,
     Episode,
     Fact,
@@ -25,7 +26,7 @@ from ..domain.models import (
     SectionState,
     UserMemory,
 )
-from ..domain.sections import Section
+from ..domain.sections import Section, Stage
 from ..domain.transitions import Decision, DecisionContext, decide, is_current
 from ..observability import logger, metrics
 from ..ports import (
@@ -43,6 +44,7 @@ from ..ports import (
 )
 from .focus import resolve as resolve_focus
 from .mentions import detect_critical_mentions
+from .normalize import closest_existing_key
 from .quality import filter_messages
 from .validate import dialogue_words, validate
 
@@ -215,6 +217,22 @@ class WritePath:
         existing = next(
             (f for f in memory.facts if f.section is candidate.section and f.key == candidate.key), None
         )
+        if existing is None and candidate.kind is AssertionKind.FACT:
+            # "amoxicilin" after "amoxicillin": a spelling variant of a stored fact is that fact.
+            stored = [
+                f
+                for f in memory.facts
+                if f.section is candidate.section and not f.is_deleted and f.stage is not Stage.DEPRECATED
+            ]
+            variant = closest_existing_key(
+                candidate.section,
+                candidate.key,
+                candidate.name_normalized,
+                [(f.key, f.name_normalized) for f in stored],
+            )
+            if variant is not None:
+                candidate = replace(candidate, key=variant)
+                existing = next(f for f in stored if f.key == variant)
         if candidate.retracted:
             return _retraction(candidate, existing, fragment, self.clock.now(), self.new_id)
         state = memory.sections.get(candidate.section) or SectionState(section=candidate.section)

@@ -30,7 +30,8 @@ _LEXICON: dict[Section, re.Pattern[str]] = {
     Section.REPORTED_DIAGNOSES: rx(r"диагноз|diagnos"),
     Section.DEMOGRAPHICS: rx(
         r"\b(?:мне\s+\d|лет\b|года\b|рост\b|вешу|вес\b|живу|переехал|родил(?:ся|ась)|years?\s+old|weigh"
-        r"|height|tall\b|i\s+live|moved\s+to|born\s+in|мужчина|женщина|male|female)"
+        r"|height|tall\b|i\s+live|moved\s+to|born\s+in|мужчина|женщина|male|female|беремен|pregnan|breastfe"
+        r"|кормлю\s+грудью|怀孕|哺乳)"
     ),
     Section.LIFESTYLE: rx(
         r"кур(?:ю|ил|ение|ить)|алког|диет|спорт|вегетар|веган|smok|alcohol|diet|exercis|vegan|vegetar"

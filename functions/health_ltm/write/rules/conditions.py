@@ -76,7 +76,7 @@ _FAMILY_UNSURE = rx(
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[tuple[Section, str, str]] = set()
-    for term in find_terms(_KINDS, s.text):
+    for term in find_terms(_KINDS, s.text, fuzzy=True):  # "diabetis", "гипертензея"
         if _READING_AFTER.match(s.low[term.end :]):
             continue
         if _INDICATION_BEFORE.search(s.low[: term.start]) and not PSEUDO_NEGATION.search(s.low):

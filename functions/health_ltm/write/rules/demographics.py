@@ -1,8 +1,9 @@
-"""Demographics: age (as a birth year), sex, height, weight, city."""
+"""Demographics: age (as a birth year), sex, height, weight, city, pregnancy."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from ...domain.sections import FactStatus, Section
 from .cities import city_nominative
@@ -77,8 +78,56 @@ _CITY = [
 ]
 
 
+# Pregnancy (safety-critical for drug questions). Only the user's own state in the present: "my
+# wife is pregnant" is someone else's (third_party_before), "can I take X if I'm pregnant?" and
+# "планирую беременность" are not statements, "когда я была беременна" is the past, and "we're
+# expecting" alone does not say who carries the baby, so it needs the user's own "I'm 20 weeks".
+
+
+def _weeks(group: str) -> str:
+    return rf"(?P<{group}>{NUM})"
+
+
+_PREGNANCY = [
+    (
+        rx(
+            r"\b(?:я\s+)?(?:уже\s+|больше\s+)?не\s+беременна\b|\bбеременности\s+(?:у\s+меня\s+)?нет\b"
+            r"|\b(?:i'm|i\s+am|im)\s+(?:definitely\s+|still\s+)?(?:not|no\s+longer)\s+pregnant\b"
+            r"|\b(?:i'm|i\s+am|im)\s+not\s+expecting\b"
+        ),
+        "not_pregnant",
+    ),
+    (
+        rx(
+            r"\bкормлю\s+(?:ребенка\s+|малыша\s+|дочку\s+|сына\s+)?грудью\b|\bкормящая\s+мама\b"
+            r"|\bя\s+кормящая\b|\bна\s+грудном\s+вскармливании\b|\bгрудное\s+вскармливание\b"
+            r"|\b(?:i'm|i\s+am|im)\s+(?:currently\s+|still\s+|now\s+)?(?:breast-?\s?feeding|nursing)\b"
+            r"|\bi\s+(?:breast-?\s?feed|nurse\s+my\s+(?:baby|son|daughter))\b"
+        ),
+        "breastfeeding",
+    ),
+    (
+        rx(
+            rf"\b(?:я\s+)?(?:сейчас\s+)?беременна\b(?:\s*,?\s*(?:срок\s+)?{_weeks('w1')}\s+недел\w*)?"
+            rf"|\b(?:у\s+меня\s+)?беременность\s+(?:срок\w*\s+)?{_weeks('w2')}\s+недел\w*"
+            rf"|\b(?:у\s+меня\s+)?{_weeks('w3')}\s+недел\w*\s+беременности\b"
+            r"|\b(?:я\s+)?на\s+(?P<w4>\d{1,2})(?:-?й)?\s+неделе\s+беременности\b"
+            r"|\b(?:я\s+)?жду\s+(?:ребенка|малыша|двойню)\b"
+            rf"|\b(?:i'm|i\s+am|im)\s+(?:now\s+|currently\s+|about\s+)?(?:{_weeks('w5')}\s+weeks?\s+)?"
+            r"pregnant\b"
+            r"|\b(?:i'm|i\s+am|im)\s+expecting(?:\s+(?:a\s+baby|twins))?\b"
+            r"(?!\s+(?:a|an|the|to|some|that|it|him|her|them|you|my|his|their|news|results?|calls?)\b)"
+            rf"|\b(?:i'm|i\s+am|im)\s+{_weeks('w6')}\s+weeks\s+(?:along|into\s+(?:my|the)\s+pregnancy)\b"
+        ),
+        "pregnant",
+    ),
+]
+_PAST_PREGNANCY = rx(r"\bбыл[аи]?\s+беременн|\bwas\s+pregnant\b|\bво\s+время\s+беременности\b")
+
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
-    drafts = [d for d in (_age(s, ctx), _sex(s), _height(s), _weight(s), _city(s)) if d is not None]
+    found = (_age(s, ctx), _sex(s), _height(s), _weight(s), _city(s), _pregnancy(s, ctx))
+    drafts = [d for d in found if d is not None]
     return [d for d in drafts if not third_party_before(s, d.span[0]) and not hypothetical(s, d.span[0])]
 
 
@@ -167,4 +216,32 @@ def _city(s: Sentence) -> Draft | None:
                 status=FactStatus.PRESENT,
                 attributes={"city": city},
             )
+    return None
+
+
+def _pregnancy(s: Sentence, ctx: Context) -> Draft | None:
+    for pattern, value in _PREGNANCY:
+        m = pattern.search(s.low)
+        if m is None:
+            continue
+        if third_party_before(s, m.start()) or hypothetical(s, m.start()):
+            return None  # the evidence span is the whole clause: check from the words themselves
+        if _PAST_PREGNANCY.search(s.low[slice(*s.clause(m.start()))]):
+            return None
+        valid_from = None
+        weeks_said = next((v for k, v in m.groupdict().items() if k.startswith("w") and v), None)
+        weeks = parse_number(weeks_said) if weeks_said else None
+        if weeks_said and (weeks is None or not 1 <= weeks <= 42):
+            continue  # "I'm some weeks pregnant": no number we can use
+        if value == "pregnant" and weeks and ctx.today is not None:
+            valid_from = (ctx.today - timedelta(weeks=int(weeks))).isoformat()
+        return Draft(
+            Section.DEMOGRAPHICS,
+            s.evidence(*m.span()),
+            name=s.text[m.start() : m.end()].strip(),
+            hint="pregnancy",
+            status=FactStatus.PRESENT,
+            attributes={"pregnancy": value},
+            valid_from=valid_from,
+        )
     return None

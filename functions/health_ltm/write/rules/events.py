@@ -15,8 +15,8 @@ SECTIONS = frozenset({Section.SURGERIES, Section.INJURIES, Section.VACCINATIONS}
 _SURGERY_CUE = rx(
     r"\b(?:удалили|удалял[аи]?|удален\w*|вырезали|прооперир\w*|оперировал\w*|операци\w*|шунтирован\w*"
     r"|стентирован\w*|поставили\s+стент\w*|кесарев\w*|эндопротезир\w*|\w+эктоми\w*|surgery|surgeries"
-    r"|operation|operated|removed|taken\s+out|out\b|\w+ectomy|c-section|caesarean|cesarean|bypass|stent\w*"
-    r"|replacement|replaced)"
+    r"|operation|operated|\bop\b|removed|taken\s+out|out\b|\w+ectomy|c-section|caesarean|cesarean|bypass"
+    r"|stent\w*|replacement|replaced)"
 )
 _SURGERY_ABSENT = rx(
     r"\bопераци\w*\s+(?:у\s+меня\s+)?(?:никогда\s+)?(?:не\s+было|нет)\b"
@@ -33,6 +33,15 @@ _VACCINE_CUE = rx(
 _DOSE_NUMBER = rx(
     r"\b(?P<n>перв\w*|втор\w*|трет\w*|1|2|3|first|second|third)(?:-?(?:ю|й|ую))?"
     r"\s+(?:дозу|доза|компонент|прививку|dose|shot|jab)\b"
+)
+# Surgeries said by the organ the table does not name on its own ("удалили желчный") or as a
+# surgery "on" a body part ("surgery on my knee"): the hint is a name the table knows.
+_ORGAN_SURGERY = [
+    (rx(r"\bжелчн(?:ый|ого|ым)\b(?:\s+пузыр\w*)?"), "желчный пузырь"),
+]
+_SURGERY_ON = rx(
+    r"\b(?:surgery|operation|op)\s+on\s+(?:my|the|his|her)\s+(?P<en>[a-z]+)"
+    r"|\b(?:knee|hip|back|spine|heart|eye|nose)\s+(?:op|operation)\b"
 )
 _HEALED = rx(r"\bзажил\w*|\bсрос\w*|\bhealed\b|\brecovered\b")
 
@@ -52,10 +61,18 @@ def _dated(low: str, ctx: Context) -> tuple[dict, str | None]:
 
 
 def _event(
-    section: Section, s: Sentence, a: int, b: int, first: int, status: FactStatus, extra: dict, ctx: Context
+    section: Section,
+    s: Sentence,
+    a: int,
+    b: int,
+    first: int,
+    status: FactStatus,
+    extra: dict,
+    ctx: Context,
+    hint: str | None = None,
 ):
     name = s.text[a:b]
-    normalized = normalize_name(section, name)
+    normalized = normalize_name(section, name, hint)
     start, end = s.clause(a)
     attributes, when = _dated(s.low[start:end], ctx) if status is not FactStatus.ABSENT else ({}, None)
     if section is Section.VACCINATIONS:
@@ -82,11 +99,32 @@ def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
             FactStatus.ABSENT if negated(s, min(cue.start(), term.start), term.end) else FactStatus.PRESENT
         )
         drafts.append(_event(Section.SURGERIES, s, term.start, term.end, cue.start(), status, {}, ctx))
+    taken = [(t.start, t.end) for t in find_terms(("surgery",), s.text)]
+    for a, b, hint in _surgery_phrases(s):
+        if any(x < b and a < y for x, y in taken):
+            continue
+        start, end = s.clause(a)
+        cue = _SURGERY_CUE.search(s.low, start, end)
+        if cue is None or third_party_before(s, min(cue.start(), a)) or hypothetical(s, a):
+            continue
+        status = FactStatus.ABSENT if negated(s, min(cue.start(), a), b) else FactStatus.PRESENT
+        drafts.append(_event(Section.SURGERIES, s, a, b, cue.start(), status, {}, ctx, hint=hint))
     if not drafts:
         m = _SURGERY_ABSENT.search(s.low)
         if m and not third_party_before(s, m.start()):
             drafts.append(Draft(Section.SURGERIES, s.evidence(*m.span()), kind=AssertionKind.SECTION_ABSENT))
     return drafts
+
+
+def _surgery_phrases(s: Sentence) -> list[tuple[int, int, str]]:
+    """(start, end, hint) of surgeries the table knows only under another name."""
+    found = [(m.start(), m.end(), hint) for pattern, hint in _ORGAN_SURGERY for m in pattern.finditer(s.low)]
+    for m in _SURGERY_ON.finditer(s.low):
+        organ = m.group("en") or m.group(0).split()[0]
+        hint = f"{organ} surgery"
+        if find_terms(("surgery",), hint):
+            found.append((m.start(), m.end(), hint))
+    return sorted(found)
 
 
 def _injuries(s: Sentence, ctx: Context) -> list[Draft]:

@@ -66,15 +66,18 @@ class RuleExtractor:
         seen: set[str] = set()
         relative_in_focus = None
         previous_message: list[int] = []  # indexes in ``out`` of the last user message's assertions
+        open_topic: Message | None = None  # the last assistant question that named a subject
         for index, message in enumerate(messages):
             if message.role is not Role.USER:
                 continue  # the assistant's words never make a fact
             question = question_of(messages, index)
-            asked = (
-                frozenset(x.section for x in answers.read_question(question.text).subjects)
-                if question
-                else frozenset()
-            )
+            subjects = answers.read_question(question.text).subjects if question else []
+            if question is not None and subjects:
+                open_topic = question
+            elif question is not None and open_topic is not None:
+                # "Do you know their names?", "Which one?": the follow-up keeps the topic.
+                question, subjects = open_topic, answers.read_question(open_topic.text).subjects
+            asked = frozenset(x.section for x in subjects)
             ctx = Context(today=self._today(message, now), relative_in_focus=relative_in_focus, asked=asked)
             drafts, relative_in_focus = self._message_drafts(message, ctx, rules)
             topic = answers.user_topic(message.text) if question is None else None

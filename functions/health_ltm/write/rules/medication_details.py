@@ -149,21 +149,22 @@ def dose_near(low: str, pos: int, limit: int = 14) -> re.Match[str] | None:
     return m if m and m.start() - pos <= limit and _dose_match(m, low) else None
 
 
-def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tuple[dict, int]:
-    """Attributes for the drug at [a, b): dose after it (else just before it), and the clause's
-    frequency, time of day, indication and route. Returns them and the last position used."""
+# What separates two drugs of a list ("эналаприл 5 мг и аторвастатин", "metformin, lisinopril").
+_JOIN = rx(r",|;|\s(?:и|а\s+также|плюс|and|plus|as\s+well\s+as|&)(?=\s)")
+_BARE_GAP = rx(r"\s*(?:,|;|и|а\s+также|плюс|and|plus|as\s+well\s+as|&)?\s*(?:,\s*)?(?:и|and)?\s*")
+
+
+def _split(low: str, start: int, end: int) -> int:
+    """Where the words between two drugs stop being the first drug's: after the last joiner
+    ("2 раза в день и | аторвастатин"); without one, all of them are the first drug's."""
+    joins = list(_JOIN.finditer(low, start, end))
+    return joins[-1].end() if joins else end
+
+
+def _scoped(scope: str) -> dict:
+    """Frequency, time of day, indication and route said in ``scope``; "_indication_end" is where
+    the indication phrase ends (relative to ``scope``)."""
     attributes: dict = {}
-    clause_start, clause_end = s.clause(a)
-    window_end = min(next_start, s.list_end(b)) if next_start > b else s.list_end(b)
-    last = b
-    for window in ((b, window_end), (max(prev_end, clause_start), a)):
-        found = next(((m, d) for m in DOSE.finditer(s.low, *window) if (d := _dose_match(m, s.low))), None)
-        if found:
-            m, (amount, unit) = found
-            attributes.update(dose_value=amount, dose_unit=unit.value)
-            last = max(last, m.end())
-            break
-    scope = s.low[min(clause_start, a) : max(window_end, clause_end)]
     for pattern, value in _FREQUENCY:
         if pattern.search(scope):
             attributes["frequency"] = value
@@ -176,9 +177,68 @@ def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tupl
         indication = next((v for pattern, v in _INDICATIONS if pattern.search(phrase)), None)
         if indication:
             attributes["indication"] = indication
-            last = max(last, min(clause_start, a) + m.end())
+            attributes["_indication_end"] = m.end()
             break
     route = next((v for pattern, v in _ROUTES if pattern.search(scope)), None)
     if route:
         attributes["route"] = route
-    return attributes, last
+    return attributes
+
+
+def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tuple[dict, int]:
+    """Attributes for the drug at [a, b): dose after it (else just before it), and the frequency,
+    time of day, indication and route said for it. Returns them and the last position used.
+
+    In a list, what stands between two drugs belongs to the one before it, up to the last joiner
+    ("Пью эналаприл 2 раза в день и аторвастатин": only enalapril is twice daily); what leads
+    or closes a bare list ("Утром пью эналаприл и аторвастатин", "metformin and lisinopril twice
+    a day") is said of every drug in it."""
+    clause_start, clause_end = s.clause(a)
+    list_end = s.list_end(b)
+    has_next = b < next_start <= list_end
+    has_prev = clause_start < prev_end <= a
+    window_end = next_start if has_next else list_end
+    own_start = _split(s.low, prev_end, a) if has_prev else min(clause_start, a)
+    own_end = _split(s.low, b, next_start) if has_next else max(window_end, clause_end)
+    attributes: dict = {}
+    last = b
+    for window in ((b, own_end), (own_start, a)):
+        found = next(((m, d) for m in DOSE.finditer(s.low, *window) if (d := _dose_match(m, s.low))), None)
+        if found:
+            m, (amount, unit) = found
+            attributes.update(dose_value=amount, dose_unit=unit.value)
+            last = max(last, m.end())
+            break
+    said = _scoped(s.low[own_start:own_end])
+    if "_indication_end" in said:
+        last = max(last, own_start + said.pop("_indication_end"))
+    bare_before = has_prev and bool(_BARE_GAP.fullmatch(s.low, prev_end, a))
+    bare_after = has_next and bool(_BARE_GAP.fullmatch(s.low, b, next_start))
+    shared = _shared(s, a, b, clause_start, max(window_end, clause_end)) if bare_before or bare_after else {}
+    shared.pop("_indication_end", None)
+    return {**attributes, **shared, **said}, last
+
+
+def _shared(s: Sentence, a: int, b: int, clause_start: int, end: int) -> dict:
+    """What the lead or the tail of a bare list ("A и B", "A, B and C") says of all its drugs."""
+    from ..normalize import find_terms  # the api's cold start imports this module, not the table
+
+    spans = sorted({(t.start, t.end) for t in find_terms(("drug",), s.text, fuzzy=True)} | {(a, b)})
+    chain = [(a, b)]
+    index = spans.index((a, b))
+    for step in (-1, 1):  # walk the bare list both ways
+        i = index
+        while 0 <= i + step < len(spans):
+            x, y = sorted((spans[i], spans[i + step]))
+            if x[1] > y[0] or not _BARE_GAP.fullmatch(s.low, x[1], y[0]) or y[0] < clause_start:
+                break
+            i += step
+            chain.append(spans[i])
+    chain.sort()
+    # the lead is the words before the clause's first drug, and only a run starting there shares it
+    first = chain[0][0]
+    leads = first > clause_start and not any(clause_start <= t < first for t, _ in spans)
+    lead = _scoped(s.low[clause_start:first]) if leads else {}
+    tail_end = min(end, next(iter(t for t, _ in spans if t > chain[-1][1]), end))
+    tail = _scoped(s.low[chain[-1][1] : tail_end]) if len(chain) > 1 else {}
+    return {**lead, **tail}

@@ -182,7 +182,8 @@ def _cues(s: Sentence) -> list[_Cue]:
 
 
 def _drugs(s: Sentence, cues: list[_Cue]) -> list[tuple[int, int]]:
-    terms = find_terms(_DRUG, s.text)
+    # fuzzy: a misspelt drug ("I stopped the amoxicilin") is still that drug (normalize.FUZZY_KINDS)
+    terms = find_terms(_DRUG, s.text, fuzzy=True)
     known = [(t.start, t.end) for t in terms]
     # "инсулин Лантус": a class name right before its own brand is one drug, the specific one.
     spans = [

@@ -84,7 +84,9 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         clause = s.low[start:end]
         onset = find_onset_days(clause)
         said_as_verb = (a, b) in verbs  # "не могу перестать кашлять": the verb's person is the user
-        if not (personal(s, a) or _SELF_WORDING.search(clause) or onset is not None or said_as_verb):
+        answering = Section.SYMPTOMS in ctx.asked  # "What brings you in?" / "knee pain"
+        said_by_user = personal(s, a) or _SELF_WORDING.search(clause) or said_as_verb or answering
+        if not (said_by_user or onset is not None):
             continue
         name = s.text[a:b]
         normalized = normalize_name(Section.SYMPTOMS, verbs.get((a, b), name))
