@@ -4,7 +4,8 @@ user turn -> session buffer (persisted BEFORE the model is called: a crash mid-t
              nothing, and with no model the memory still gets the words)
           -> first turn of a session: flush the user's other open sessions (read-your-writes
              across conversations)
-          -> read path (build_context: labelled blocks by provenance) -> system prompt
+          -> read path (build_context: labelled blocks by provenance; the session's buffered
+             turns that mention allergies or drugs as "just said") -> system prompt
           -> model (settings.chat_model) with the session's recent turns as history
           -> assistant turn -> buffer (N user turns: flush to the write path)
 """
@@ -21,7 +22,7 @@ from ..read.context import ContextResult, build_context
 from ..settings import Settings
 from .models import Turn
 from .prompts import chat_messages
-from .sessions import BufferPolicy, SessionBuffers
+from .sessions import BufferPolicy, SessionBuffers, buffer_mentions
 
 
 class ChatModel(Protocol):
@@ -106,6 +107,7 @@ def chat_turn(
         embedder=embedder,
         vector_index=vector_index,
         episode_timeout_s=settings.episode_timeout_s,
+        unprocessed=buffer_mentions(recorded.buffer),  # this session's turns, before any flush
     )
     messages = chat_messages(context.prompt, history, message, locale or recorded.buffer.locale)
     try:

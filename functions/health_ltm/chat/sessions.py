@@ -16,6 +16,12 @@ so two concurrent writers never lose a turn. A flush is two steps:
 2. hand over: ``write.intake.submit_fragment`` with that fragment id (store + queue), then a
    conditional write drops the entry from the outbox.
 
+Read-your-writes before a flush: ``buffer_mentions`` turns what the buffered user turns said
+about allergies or drugs into pending mentions (the same rule as a queued fragment's), under the
+fragment id the flush will give them. The read path shows them as "just said, not yet processed"
+(POST /v1/context with the session id, and every chat turn of the session); once flushed, the
+fragment's own pending mention carries the same id, so the two are one entry.
+
 A function that dies between the two leaves the entry in the outbox; whoever touches the session
 next (a turn, an end, the idle sweep) submits it again under the same id, and the same fragment
 id is stored and processed once (``create_fragment`` answers False for a duplicate). Nothing in a
@@ -29,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..domain.models import Role
+from ..domain.models import PendingMention, Role
 from ..observability import logger
 from ..ports import Clock, FragmentQueue
 from ..write.intake import submit_fragment
@@ -76,6 +82,38 @@ def fragment_id_for(session_id: str, incarnation: str, seq: int) -> str:
     processed once); the incarnation keeps a buffer re-created after expiry from reusing ids."""
     digest = hashlib.blake2b(f"{session_id}\x1f{incarnation}".encode(), digest_size=12).hexdigest()
     return f"chat-{digest}-{seq}"
+
+
+def buffer_mentions(buffer: SessionBuffer) -> list[PendingMention]:
+    """What the buffer's unflushed turns said about allergies or drugs, as pending mentions keyed
+    by the fragment each will be flushed as: the pending turns under the next sequence number,
+    every claimed outbox entry under its own id."""
+    from ..write.mentions import pending_mention  # loaded on first use: off the api cold start
+
+    batches = [(e.fragment_id, e.turns) for e in buffer.outbox]
+    if buffer.pending:
+        batches.append((fragment_id_for(buffer.session_id, buffer.incarnation, buffer.seq), buffer.pending))
+    found: list[PendingMention] = []
+    for fragment_id, turns in batches:
+        mention = pending_mention(fragment_id, [t.message() for t in turns], max(t.at for t in turns))
+        if mention is not None:
+            found.append(mention)
+    return found
+
+
+def publish_mentions(
+    put_pending: Callable[[str, PendingMention], None], user_id: str, buffer: SessionBuffer
+) -> PendingMention | None:
+    """Write-time read-your-writes, for a context that names no session: store the pending turns'
+    mention under the fragment id their flush will use, so the flush's own pending mention (the
+    same key) replaces it. Not wired yet: it needs a repository ``put_pending(user_id, mention)``
+    (a plain Put of the pending item with its TTL); then ``record`` calls this after its write.
+    Claimed turns need nothing: their hand-over stores the fragment with its mention."""
+    claimed = {e.fragment_id for e in buffer.outbox}
+    mention = next((m for m in buffer_mentions(buffer) if m.fragment_id not in claimed), None)
+    if mention is not None:
+        put_pending(user_id, mention)
+    return mention
 
 
 @dataclass

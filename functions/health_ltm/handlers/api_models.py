@@ -9,6 +9,16 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..domain.models import AppliedEvent, FragmentStatus, RejectedEvent, Role
 from ..domain.sections import FactStatus, Section, SectionStatus, Stage
+from ..read.views import (
+    ClarificationView,
+    Discrepancy,
+    EpisodeView,
+    FactBlock,
+    Gap,
+    PendingMentionView,
+    StatusLine,
+    TokenCount,
+)
 
 ID_PATTERN = r"^[A-Za-z0-9_\-]{1,64}$"
 
@@ -153,48 +163,38 @@ class ContextIn(BaseModel):
     query: str = Field(min_length=1, max_length=4000)
     recent_messages: list[RecentMessage] = Field(default_factory=list, max_length=10)
     max_tokens: Annotated[int, BeforeValidator(_json_number)] = Field(default=400, ge=50, le=4000)
-    session_id: str | None = Field(default=None, pattern=ID_PATTERN)
-
-
-class FactBlock(BaseModel):
-    section: str
-    facts: list[dict[str, Any]]
-
-
-class Gap(BaseModel):
-    section: str
-    suggested_question: str
-
-
-class EpisodeOut(BaseModel):
-    text: str
-    at: str
-    score: float
-
-
-class TokensOut(BaseModel):
-    prompt: int
-    budget: int
-    counter: str = Field(description="the tokenizer that counted: o200k_base (or an estimate without it)")
+    session_id: str | None = Field(
+        default=None,
+        pattern=ID_PATTERN,
+        description="the open chat session, if any: what its buffered turns said about allergies or drugs "
+        "is in the context as just said, before the session is flushed",
+    )
 
 
 class ContextOut(BaseModel):
+    """The context's blocks are the read path's own typed views (read/views.py), as the prompt uses them."""
+
     query_classes: list[str]
-    sections: list[str]
+    sections: list[Section]
     history_intent: bool
-    self_reported: list[FactBlock]
-    documented: list[FactBlock]
-    discrepancies: list[dict[str, Any]]
-    gaps: list[Gap]
-    clarifications: list[dict[str, Any]]
-    pending: list[dict[str, Any]]
-    episodes: list[EpisodeOut]
+    self_reported: list[FactBlock] = Field(description="what the user said, by section")
+    documented: list[FactBlock] = Field(description="from medical documents and lab results, by section")
+    statuses: list[StatusLine] = Field(
+        description="sections the user said have none (confirmed_absent) or that they do not know (unsure)"
+    )
+    discrepancies: list[Discrepancy]
+    gaps: list[Gap] = Field(description="critical sections never discussed")
+    clarifications: list[ClarificationView]
+    pending: list[PendingMentionView] = Field(
+        description="just said about allergies or drugs, not processed yet"
+    )
+    episodes: list[EpisodeView]
     episodes_status: Literal["ok", "skipped", "unavailable"]
     prompt: str
-    tokens: TokensOut
+    tokens: TokenCount
 
 
-# ---------------------------------------------------------------------- chat (issue 8)
+# ---------------------------------------------------------------------- chat
 class ChatIn(BaseModel):
     """One user message of a chat session. The turn is kept for memory whatever happens next."""
 
@@ -208,7 +208,7 @@ class ChatIn(BaseModel):
 class ContextUsed(BaseModel):
     sections: list[str] = Field(description="memory sections the question was classified into")
     fact_ids: list[str] = Field(description="facts (self-reported and documented) put in the model's context")
-    episodes: list[EpisodeOut] = Field(description="past-conversation snippets put in the model's context")
+    episodes: list[EpisodeView] = Field(description="past-conversation snippets put in the model's context")
 
 
 class ChatOut(BaseModel):

@@ -18,7 +18,7 @@ from ..ports import ModelUnavailable
 from ..settings import get_settings
 from . import errors
 from .api_app import app, documented
-from .api_models import ID_PATTERN, ChatIn, ChatOut, ContextUsed, EpisodeOut, Problem, SessionEndOut
+from .api_models import ID_PATTERN, ChatIn, ChatOut, ContextUsed, Problem, SessionEndOut
 from .auth import current_user_id
 
 SessionId = Annotated[str, Path(pattern=ID_PATTERN)]
@@ -93,7 +93,7 @@ def post_chat(body: Annotated[ChatIn, Body()]) -> ChatOut:
         context_used=ContextUsed(
             sections=result.context.sections,
             fact_ids=result.context.fact_ids,
-            episodes=[EpisodeOut(**e) for e in result.context.episodes],
+            episodes=list(result.context.episodes),
         ),
         session_id=result.session_id,
     )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..domain.models import Fact, HistoryEvent, SectionState
 from ..domain.sections import ALLOWED_STATUSES, HISTORICAL_STATUSES, Section, SectionStatus, Stage
 from ..domain.transitions import DecisionContext, user_delete, user_edit, user_section_status
+from ..observability import logger
 from ..ports import ChangeSet, Clock, ConflictError, FactWrite, SectionWrite, VectorIndex
 
 
@@ -100,7 +101,16 @@ def edit_fact(
     return decision.fact
 
 
-def delete_fact(repository, clock: Clock, new_id: Callable[[], str], user_id: str, fact_id: str) -> None:
+def delete_fact(
+    repository,
+    clock: Clock,
+    new_id: Callable[[], str],
+    user_id: str,
+    fact_id: str,
+    vectors: VectorIndex | None = None,
+) -> None:
+    """The fact leaves every context; so do the episodes that carry its words (the fragments it
+    was said in): their vectors and rows are deleted. Its history stays until erasure."""
     fact = repository.get_fact(user_id, fact_id)
     if fact is None or fact.is_deleted:
         raise NotFound(fact_id)
@@ -110,6 +120,27 @@ def delete_fact(repository, clock: Clock, new_id: Callable[[], str], user_id: st
         repository.apply(user_id, None, ChangeSet(facts=[write]))
     except ConflictError as exc:
         raise StaleVersion(fact_id) from exc
+    try:
+        forget_episodes(repository, vectors, user_id, fact.source_fragment_ids)
+    except Exception as exc:  # the read path leaves them out meanwhile (read/context.py)
+        logger.warning("episodes of a deleted fact not removed", extra={"error_type": type(exc).__name__})
+
+
+def forget_episodes(
+    repository, vectors: VectorIndex | None, user_id: str, fragment_ids: Sequence[str]
+) -> int:
+    """Delete the episodes of these fragments (one per fragment, keyed by it): the vector first,
+    then the row that lets erasure and export find it. Returns how many were deleted."""
+    deleted = 0
+    for fragment_id in fragment_ids:
+        episode = repository.get_episode(user_id, fragment_id)
+        if episode is None:
+            continue
+        if episode.vector_doc_id and vectors is not None:
+            vectors.delete_documents(user_id, [episode.vector_doc_id])
+        repository.delete_episode(user_id, episode.id)
+        deleted += 1
+    return deleted
 
 
 def set_section_status(

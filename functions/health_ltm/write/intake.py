@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from ..domain.models import Fragment, FragmentStatus, Message, PendingMention
-from ..domain.sections import Section
+from ..domain.models import Fragment, FragmentStatus, Message
 from ..ports import Clock, FragmentQueue
 
 
@@ -24,7 +23,7 @@ def submit_fragment(
 ) -> Fragment:
     """Idempotent by fragment_id: a retry re-queues the same fragment; SQS FIFO deduplicates it
     and the worker's state machine applies it once."""
-    from .mentions import detect_critical_mentions  # loaded on first use: off the api cold start
+    from .mentions import pending_mention  # loaded on first use: off the api cold start
 
     now: datetime = clock.now()
     fragment = Fragment(
@@ -35,17 +34,7 @@ def submit_fragment(
         status=FragmentStatus.QUEUED,
         received_at=now,
     )
-    mentions = detect_critical_mentions(messages)
-    pending = (
-        PendingMention(
-            fragment_id=fragment.id,
-            sections=sorted({Section(s) for s, _ in mentions}),
-            text=" ".join(sentence for _, sentence in mentions)[:1000],
-            received_at=now,
-        )
-        if mentions
-        else None
-    )
+    pending = pending_mention(fragment.id, messages, now)
     created = repository.create_fragment(user_id, fragment, pending)
     if not created:
         existing = repository.get_fragment(user_id, fragment.id)

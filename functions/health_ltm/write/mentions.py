@@ -2,14 +2,17 @@
 
 Used twice: as the write path's recall guard (the rules saw an allergy or a drug the model did
 not extract -> ask again) and by the read path's read-your-writes "just said, not yet processed"
-block. Recall over precision; no model, no I/O beyond the lazily loaded synonym table.
+block, for a queued fragment (write/intake.py) and for chat turns still in a session buffer
+(chat/sessions.py): ``pending_mention`` is the one rule for both. Recall over precision; no model,
+no I/O beyond the lazily loaded synonym table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from ..domain.models import Message, Role
+from ..domain.models import Message, PendingMention, Role
 from ..domain.sections import Section
 from .normalize import find_terms
 from .rules.medication_details import DOSE
@@ -42,6 +45,26 @@ def detect_critical_mentions(messages: Sequence[Message]) -> list[tuple[Section,
             if _mentions_drug(sentence.text, sentence.low):
                 found.append((Section.MEDICATIONS, text))
     return found
+
+
+PENDING_TEXT_CHARS = 1000
+
+
+def pending_mention(
+    fragment_id: str, messages: Sequence[Message], received_at: datetime
+) -> PendingMention | None:
+    """What these messages (to become fragment ``fragment_id``) said about allergies or drugs, for
+    the read path until the fragment is processed; None when they said nothing of the kind."""
+    mentions = detect_critical_mentions(messages)
+    if not mentions:
+        return None
+    sentences = list(dict.fromkeys(sentence for _, sentence in mentions))  # one sentence, both sections
+    return PendingMention(
+        fragment_id=fragment_id,
+        sections=sorted({section for section, _ in mentions}),
+        text=" ".join(sentences)[:PENDING_TEXT_CHARS],
+        received_at=received_at,
+    )
 
 
 def _mentions_drug(text: str, low: str) -> bool:
