@@ -30,7 +30,14 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     ),
     "mts_dialog": (
         "Dialogue → sections (MTS-Dialog)",
-        [("recall", "labelled section chosen", ""), ("nothing_chosen", "nothing chosen", "")],
+        [
+            ("recall", "labelled section chosen", ""),
+            ("nothing_chosen", "nothing chosen", ""),
+            ("note_section_ends_shown", "note section ends with a shown fact / status", ""),
+            ("note_section_ends_stored", "... with any stored fact / status", ""),
+            ("no_allergies_note_ends_confirmed_absent", "'no known allergies' → confirmed_absent", ""),
+            ("relative_as_self_candidates", "relative-as-self candidates (proxy)", ""),
+        ],
     ),
     "extraction": (
         "Extraction",
@@ -41,6 +48,19 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("negation_accuracy", "negation accuracy", ""),
             ("confirmed_absence_accuracy", "confirmed-absence accuracy", ""),
             ("false_absences", "false absences", "0"),
+        ],
+    ),
+    "dialogues": (
+        "What whole dialogues leave in memory",
+        [
+            ("recall_shown", "recall, stored and shown", ""),
+            ("recall_stored", "recall, stored at all", ""),
+            ("precision_shown", "precision (shown facts)", ""),
+            ("heldout_recall_shown", "heldout recall, shown", ""),
+            ("relative_as_self", "relative / other person stored as self", "0"),
+            ("affirmed_as_absent", "affirmed stored as absent", "0"),
+            ("denied_as_present", "denied stored as present", "0"),
+            ("retracted_stored", "retracted mention stored", "0"),
         ],
     ),
     "transitions": ("Transitions", [("accuracy", "cases right", "1.0")]),
@@ -269,11 +289,84 @@ def _extra_tables(level: str, offline: dict[str, Any], model: dict[str, Any] | N
                 f"{k} {v['precision']} ({v['chosen']})" for k, v in offline["precision_lower_bound"].items()
             ),
         ]
+        if "stored_per_group" in offline:
+            lines += [
+                "",
+                "What the whole write path stored: share of dialogues whose note section ends with a "
+                "shown fact or a section status there (any stored fact in brackets), per header group "
+                "and file (offline):",
+                "",
+            ]
+            rows = []
+            for group, by_split in offline["stored_per_group"].items():
+                cells: list[Any] = [group, by_split["all"]["n"]]
+                for split in ("train", "validation", "all"):
+                    row = by_split[split]
+                    cells.append("–" if not row["n"] else f"{_cell(row['shown'])} ({_cell(row['stored'])})")
+                rows.append(cells)
+            lines += _table(["header group", "dialogues", "train", "validation", "all"], rows)
+            examples = offline.get("relative_as_self_candidates") or []
+            if examples:
+                lines += [
+                    "",
+                    "Relative-as-self candidates (proxy; first ones): "
+                    + "; ".join(f"{e['id']} {e['fact']}: “{e['turn'][:80]}”" for e in examples[:5]),
+                ]
         lines += [
             "",
             "Headers with no section of ours (left out): "
             + ", ".join(f"{k} {v}" for k, v in offline["unmapped_headers"].items()),
         ]
+    elif level == "dialogues":
+        lines += [
+            "",
+            "Wrong attributions, stored (shown): "
+            + ", ".join(
+                f"{k} {v['stored']} ({v['shown']})" for k, v in offline["wrong_attributions"].items()
+            ),
+        ]
+        header = [
+            "subset",
+            "dialogues",
+            "expected",
+            "recall shown",
+            "recall stored",
+            "precision shown",
+            "wrong attributions",
+            "fully right",
+        ]
+        keys = (
+            "dialogues",
+            "expected",
+            "recall_shown",
+            "recall_stored",
+            "precision_shown",
+            "wrong_attributions",
+            "fully_right",
+        )
+        rows = [[f"split {k}", *(v[c] for c in keys)] for k, v in offline["per_split"].items()]
+        rows += [[f"lang {k}", *(v[c] for c in keys)] for k, v in offline["per_language"].items()]
+        if model and "per_split" in model:
+            rows += [[f"model: split {k}", *(v[c] for c in keys)] for k, v in model["per_split"].items()]
+        lines += ["", "Per split (heldout: another style, never used to tune) and language (offline):", ""]
+        lines += _table(header, rows)
+        lines += ["", "Expected facts per section (offline): recall shown (stored)", ""]
+        lines += _table(
+            ["section", "expected", "recall shown", "recall stored"],
+            [
+                [k, v["expected"], v["recall_shown"], v["recall_stored"]]
+                for k, v in offline["per_section"].items()
+            ],
+        )
+        lines += ["", "Per tag (offline):", ""]
+        lines += _table(header, [[k, *(v[c] for c in keys)] for k, v in offline["per_tag"].items()])
+        examples = offline.get("wrong_attribution_examples") or []
+        if examples:
+            lines += ["", "<details><summary>Wrong attributions (offline)</summary>", ""]
+            lines += [
+                f"- {e['id']} {e['category']}: {e['fact'] or e['label']} ← {e['label']}" for e in examples
+            ]
+            lines += ["", "</details>"]
     elif level == "locomo":
         lines += ["", "Recall of evidence turns (offline" + (", model" if model else "") + "):", ""]
         rows = [["README floor (BM25)", *offline["readme_floor"].values()]]

@@ -100,3 +100,101 @@ def test_edge_cases_cover_the_issue_list(edge_rows):
         assert needed.casefold() in text, needed
     checks = [step for s in edge_rows for step in s["steps"] if "check" in step]
     assert len(checks) >= 54
+
+
+# ---------------------------------------------------------------------------- dialogues.jsonl
+@pytest.fixture(scope="module")
+def dialogue_rows():
+    return load_jsonl("dialogues.jsonl")
+
+
+SECTION_STATUSES = {"confirmed_absent", "unsure", "present"}
+FORBIDDEN_WHY = {
+    "relative_as_self",
+    "other_person",
+    "retracted",
+    "denied_as_present",
+    "affirmed_as_absent",
+    "hypothetical",
+    "reaction_as_allergen",
+}
+
+
+def test_dialogues_are_many_multilingual_and_split(dialogue_rows):
+    assert 90 <= len(dialogue_rows) <= 120
+    assert len({r["id"] for r in dialogue_rows}) == len(dialogue_rows)
+    languages = Counter(r["lang"] for r in dialogue_rows)
+    assert languages["ru"] >= 35 and languages["en"] >= 35 and languages["zh"] >= 20
+    splits = Counter(r["split"] for r in dialogue_rows)
+    assert set(splits) == {"dev", "heldout"}
+    assert 0.3 <= splits["heldout"] / len(dialogue_rows) <= 0.5
+    for lang in ("ru", "en", "zh"):
+        assert {r["split"] for r in dialogue_rows if r["lang"] == lang} == {"dev", "heldout"}, lang
+    assert sum(len(r["fragments"]) > 1 for r in dialogue_rows) >= 8
+    assert sum(any(d > 0 for d in r.get("days", [])) for r in dialogue_rows) >= 5
+
+
+def test_dialogues_cover_the_traps_the_issue_lists(dialogue_rows):
+    tags = Counter(t for r in dialogue_rows for t in r["tags"])
+    for needed in (
+        "answer_to_question",
+        "short_answer",
+        "restatement",
+        "gap_question",
+        "relative",
+        "other_person",
+        "pronoun_referent",
+        "pseudo_negation",
+        "negation",
+        "retraction",
+        "pronoun_followup",
+        "dose_change",
+        "correction",
+        "verbless_list",
+        "surgery_verb",
+        "pregnancy",
+        "reaction",
+        "typo",
+        "lifestyle_once",
+        "multi_session",
+        "absence",
+        "unsure",
+    ):
+        assert tags[needed] >= 2, needed
+    corrections = {r["lang"] for r in dialogue_rows if "correction" in r["tags"]}
+    assert corrections == {"ru", "en", "zh"}
+    whys = Counter(f["why"] for r in dialogue_rows for f in r["forbidden"])
+    for needed in ("relative_as_self", "other_person", "retracted", "hypothetical", "reaction_as_allergen"):
+        assert whys[needed] >= 2, needed
+
+
+def test_every_dialogue_label_is_well_formed_and_gets_a_key(dialogue_rows):
+    from bench.eval.dialogues import label_keys
+
+    from health_ltm.domain.attributes import Relative
+
+    for row in dialogue_rows:
+        assert row["fragments"], row["id"]
+        for fragment in row["fragments"]:
+            assert fragment and all(m["role"] in ("user", "assistant") and m["text"] for m in fragment)
+            assert any(m["role"] == "user" for m in fragment), row["id"]
+        assert len(row.get("days", row["fragments"])) == len(row["fragments"]), row["id"]
+        assert row["expected"] or row["expected_sections"] or row["forbidden"], row["id"]
+        for event in row["expected"]:
+            section = Section(event["section"])
+            statuses = event["status"] if isinstance(event["status"], list) else [event["status"]]
+            for status in statuses:
+                assert FactStatus(status) in ALLOWED_STATUSES[section], row["id"]
+            if section is Section.FAMILY_HISTORY:
+                relatives = event["relative"] if isinstance(event["relative"], list) else [event["relative"]]
+                assert all(Relative(r) for r in relatives), row["id"]
+            if section is Section.DEMOGRAPHICS:
+                assert event["slot"] in event["attributes"], row["id"]
+            assert label_keys(event) and "unknown" not in label_keys(event), row["id"]
+        for section, status in row["expected_sections"].items():
+            assert section in SECTIONS and status in SECTION_STATUSES, row["id"]
+        for item in row["forbidden"]:
+            assert item["why"] in FORBIDDEN_WHY, row["id"]
+            assert "name" in item or ("section_status" in item and item["section"] in SECTIONS), row["id"]
+            if "section" in item and "name" in item:
+                assert label_keys(item), row["id"]
