@@ -1,9 +1,24 @@
 """Chinese: the main sections read from CJK sentences (medications, allergies, conditions,
-symptoms, family history, surgeries, demographics, lifestyle)."""
+symptoms, family history, surgeries, demographics, lifestyle).
+
+Chinese has no spaces and no inflection, so every cue is a substring: negation is the character
+right before the verb or the term ("没有高血压", "不咳嗽"), a question ends in 吗 or ？, and the
+subject of a clause carries over the following clauses until another person is named ("我妈妈
+有糖尿病，在吃二甲双胍" is the mother's drug). Table names (``find_terms``) match CJK aliases by
+substring; the hint is the table's own name, so the key never depends on the words around it.
+Only sentences with CJK characters are read here; the Russian/English rules handle the rest.
+"""
 
 from __future__ import annotations
 
-from ...domain.sections import Section
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from ...domain.attributes import Relative
+from ...domain.models import AssertionKind
+from ...domain.sections import FactStatus, Section
+from ..normalize import Term, find_terms, kinds_for, normalize_name
 from .text import Context, Draft, Sentence
 
 SECTIONS = frozenset(
@@ -20,6 +35,1377 @@ SECTIONS = frozenset(
     }
 )
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_PUNCT = " \t，。！？；：、,.!?;:（）()「」“”\"'…"
+_ZH_NUM = r"(?:\d{1,3}|[零〇一二两三四五六七八九十百]{1,5})"
+_DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
+
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    if not _CJK.search(s.text):
+        return []
+    return [
+        *_allergies(s),
+        *_medications(s, ctx),
+        *_conditions(s, ctx),
+        *_symptoms(s, ctx),
+        *_surgeries(s, ctx),
+        *_demographics(s, ctx),
+        *_lifestyle(s, ctx),
+    ]
+
+
+# --- shared helpers -----------------------------------------------------------------------------
+def zh_number(text: str) -> int | None:
+    """Digits or Chinese numerals up to the hundreds ("三十五", "一百零五", colloquial "一百二")."""
+    if text.isdigit():
+        return int(text)
+    total, current = 0, None
+    for ch in text:
+        if ch in _DIGITS:
+            current = _DIGITS[ch]
+        elif ch in "十百":
+            total += (1 if current is None else current) * (10 if ch == "十" else 100)
+            current = None
+        else:
+            return None
+    if current is not None:
+        total += current * (10 if len(text) >= 2 and text[-2] == "百" else 1)  # "一百二" is 120
+    return total
+
+
+def _span(s: Sentence, a: int, b: int) -> tuple[int, int]:
+    """The clause(s) around [a, b), without the punctuation at either end."""
+    return _trimmed(s, *s.evidence(a, b))
+
+
+def _list_start(s: Sentence, pos: int) -> int:
+    """Start of the clause at ``pos``, extended back over enumerations ("青霉素、头孢和花生")."""
+    start = s.clause(pos)[0]
+    while start >= 2 and s.text[start - 1] == "、":
+        start = s.clause(start - 2)[0]
+    return start
+
+
+def _terms(kinds: tuple[str, ...], s: Sentence, start: int = 0, end: int | None = None) -> list[Term]:
+    end = len(s.text) if end is None else end
+    return [Term(t.entry, start + t.start, start + t.end) for t in find_terms(kinds, s.text[start:end])]
+
+
+def _hint(term: Term) -> str:
+    """The table's own name in Chinese: the key then follows from the table, not from the wording."""
+    return term.entry.name("zh")
+
+
+# Who the clause is about. Relatives (blood only), other people, the user.
+_RELATIVES = {
+    Relative.MOTHER: "妈妈 母亲 老妈 我妈 妈咪",
+    Relative.FATHER: "爸爸 父亲 老爸 我爸",
+    Relative.GRANDMOTHER: "奶奶 外婆 姥姥 祖母 外祖母",
+    Relative.GRANDFATHER: "爷爷 外公 姥爷 祖父 外祖父",
+    Relative.BROTHER: "哥哥 弟弟 我哥 我弟",
+    Relative.SISTER: "姐姐 妹妹 我姐 我妹",
+    Relative.SON: "儿子",
+    Relative.DAUGHTER: "女儿",
+    Relative.AUNT: "阿姨 姑姑 姑妈 姨妈 小姨 大姨",
+    Relative.UNCLE: "叔叔 舅舅 伯伯 伯父 大伯 叔父",
+    Relative.OTHER: "父母 爸妈 兄弟姐妹 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 孙子 孙女 外孙 外孙女 祖父母",
+}
+_RELATIVE_BY_WORD = {w: rel for rel, words in _RELATIVES.items() for w in words.split()}
+# Spouses, in-laws, friends, children in general: not blood relatives, nothing for the user.
+_OTHERS = (
+    "朋友 好友 闺蜜 同事 同学 室友 邻居 老公 丈夫 老婆 妻子 爱人 媳妇 太太 "
+    "男朋友 女朋友 男友 女友 对象 老板 领导 孩子 小孩 宝宝 婆婆 公公 岳母 岳父 "
+    "丈母娘 儿媳 女婿 病人 患者 别人 有人 人家 网友 客户 他们 她们 "
+    "我的猫 我家猫 我家的猫 我的狗 我家狗 我家的狗"
+)
+_FAMILY = "我们家里 我们家 我家里 我家 家里人 家里 家人 家族里 家族 亲戚"
+_PERSON = re.compile(
+    "|".join(sorted({*_RELATIVE_BY_WORD, *_OTHERS.split(), *_FAMILY.split()}, key=len, reverse=True))
+    + r"|(?<![其吉])[他她]|我们|我|本人|自己"
+)
+_BOTH = re.compile(r"我(?:和|跟|与|还有)$")
+_CHILD = ("孩子", "宝宝", "小孩")
+
+
+@dataclass(frozen=True)
+class _Who:
+    kind: str  # "self", "relative", "family", "other"
+    relative: Relative | None = None
+    self_too: bool = False  # "我和妈妈都有高血压"
+
+
+def _who(s: Sentence, pos: int, focus: Relative | None = None) -> _Who:
+    """The last person named before ``pos`` in the sentence (Chinese topic chains over commas).
+
+    他/她 is the relative named before it in the sentence, else ``focus`` (the relative the
+    previous sentence was about), else someone else."""
+    last = previous = None
+    for m in _PERSON.finditer(s.low, 0, pos):
+        if m.group(0) in _CHILD and s.low[max(0, m.start() - 1) : m.start()] in ("生", "怀", "带"):
+            continue  # "我生孩子是剖腹产": the child is the object, the user the subject
+        last, previous = m, last
+    if last is None:
+        return _Who("self")
+    word = last.group(0)
+    both = bool(_BOTH.search(s.low[max(0, last.start() - 3) : last.start()]))
+    if word in _RELATIVE_BY_WORD:
+        return _Who("relative", _RELATIVE_BY_WORD[word], both)
+    if word in _FAMILY.split():
+        return _Who("family", Relative.OTHER, both)
+    if word in ("我", "我们", "本人", "自己"):
+        # "我妈妈和我都有高血压": the relative named just before shares the statement.
+        gap = s.low[previous.end() : last.start()] if previous is not None else ""
+        if previous is not None and re.fullmatch(r"[妈爸哥姐弟妹]?[和跟与]", gap):
+            relative = _RELATIVE_BY_WORD.get(previous.group(0))
+            if relative is not None:
+                return _Who("relative", relative, True)
+        return _Who("self")
+    if word in ("他", "她"):
+        if previous is not None and previous.group(0) in _RELATIVE_BY_WORD:
+            return _Who("relative", _RELATIVE_BY_WORD[previous.group(0)])
+        if previous is None and focus is not None:
+            return _Who("relative", focus)
+    return _Who("other", None, both)
+
+
+def relative_named(s: Sentence) -> Relative | None:
+    """The blood relative a Chinese sentence last names, for the next sentence's 他/她."""
+    last = None
+    for m in _PERSON.finditer(s.low):
+        last = m.group(0)
+    return _RELATIVE_BY_WORD.get(last) if last else None
+
+
+def about_the_user(s: Sentence, pos: int) -> bool:
+    """Whether the words at ``pos`` of a Chinese sentence state a fact about the user (not a
+    relative, not someone else, not a question or a condition): for rules that name no entity."""
+    return _is_self(s, pos) and not _hypothetical(s, pos)
+
+
+def _is_self(s: Sentence, pos: int) -> bool:
+    who = _who(s, pos)
+    return who.kind == "self" or who.self_too
+
+
+# Questions, conditions, plans, worries: not a statement of fact.
+_HYPOTHETICAL = re.compile(
+    r"能不能|能否|可不可以|可以吗|会不会|是不是|要不要|该不该|需不需要|有没有|是否|打算|准备|计划|想要|想(?!吐)"
+    r"|希望|担心|害怕|怀疑|可能|也许|或许|应该|怎么办|怎么样|为什么|哪些|哪种|咨询|请问"
+    # question words, but not "什么都不过敏" / "没有什么慢性病" (any, none)
+    r"|什么(?![都也药病过基慢东])|怎么(?![也都])|如何|多少"
+)
+_CONDITIONAL = re.compile(r"如果|要是|万一|假如|假设|倘若|的话")
+_QUESTION_END = re.compile(r"[吗呢嘛][\s？?。!！]*$")
+
+
+def _hypothetical(s: Sentence, pos: int) -> bool:
+    start, end = s.clause(pos)
+    clause = s.low[start:end]
+    if _HYPOTHETICAL.search(clause) or _QUESTION_END.search(clause):
+        return True
+    cond = _CONDITIONAL.search(s.low)
+    if cond and cond.start() < end:
+        return True  # a condition covers its own clause and what follows it
+    text = s.text.rstrip()
+    return text.endswith(("？", "?")) and end >= len(text) - 1
+
+
+# Negation right before a verb or a term; "不停地咳嗽" (non-stop), "无法入睡" (cannot) are not.
+_NEG = re.compile(r"从来没有|从来没|从来不|从没|从不|并没有|并不|没有|没|不|无|未|否认|排除")
+_PSEUDO_NEG = re.compile(
+    r"不停|不断|不住|不仅|不但|不光|不只|不管|不得不|不舒服|不适|不好意思|不少|不一定|不规律|不按时|不定时"
+    r"|无法|没法|没办法|没想到|不知道|不清楚|不确定|不记得|没事|不错|不久|无论|不然|要不|不太"
+)
+
+
+def _masked(text: str) -> str:
+    return _PSEUDO_NEG.sub(lambda m: "_" * len(m.group(0)), text)
+
+
+def _negated(s: Sentence, start: int, window: int = 4) -> bool:
+    """A negation in the ``window`` characters before ``start``, in the same clause."""
+    c_start = s.clause(start)[0]
+    before = _masked(s.low[c_start : start + 2])[: start - c_start]
+    return bool(_NEG.search(before[-window:]))
+
+
+# "高血压、糖尿病都没有": the negation follows the list.
+_NEG_AFTER = re.compile(
+    r"(?:我|也|都|全都|全|均|从来)*(?:没有|没|无|不是)过?[了的啊呢]*(?=$|[，。,.！!？?；;、])"
+)
+
+
+def _negated_after(s: Sentence, end: int, terms: list[Term]) -> int | None:
+    """Where the negation after a list of terms ends, if there is one."""
+    pos = end
+    while True:
+        m = re.match(r"[、，,和及与跟或还有以及\s]+", s.low[pos:])
+        nxt = next((t for t in terms if t.start >= pos and t.start <= pos + (m.end() if m else 0)), None)
+        if nxt is None:
+            break
+        pos = nxt.end
+    m = _NEG_AFTER.match(s.low, pos)
+    return m.end() if m else None
+
+
+_UNSURE = re.compile(r"不知道|不清楚|不确定|不记得|记不清|说不清|不太清楚|不太确定|不了解")
+
+
+def _year_of(text: str, today: date | None) -> str | None:
+    """A date said in Chinese, as an ISO prefix: "2019年3月", "去年", "三年前", "上个月"."""
+    m = re.search(r"((?:19|20)\d{2})\s*年(?:\s*(\d{1,2})\s*月)?", text)
+    if m:
+        return (
+            f"{m.group(1)}-{int(m.group(2)):02d}" if m.group(2) and 1 <= int(m.group(2)) <= 12 else m.group(1)
+        )
+    if today is None:
+        return None
+    for word, delta in (("前年", 2), ("去年", 1), ("今年", 0)):
+        if word in text:
+            return str(today.year - delta)
+    m = re.search(rf"({_ZH_NUM}|半)\s*年(?:以)?前", text)
+    if m and m.group(1) != "半":
+        n = zh_number(m.group(1))
+        return str(today.year - n) if n is not None and n < 100 else None
+    m = re.search(rf"({_ZH_NUM})\s*个月(?:以)?前|(上)个月", text)
+    if m:
+        n = 1 if m.group(2) else zh_number(m.group(1))
+        if n is not None and n < 120:
+            months = today.year * 12 + today.month - 1 - n
+            return f"{months // 12}-{months % 12 + 1:02d}"
+    return None
+
+
+def _since(text: str, today: date | None) -> str | None:
+    """How long a condition or a habit has lasted: "十年了", "有五年了" -> the year it began."""
+    when = _year_of(text, today)
+    if when:
+        return when
+    m = re.search(rf"({_ZH_NUM})\s*(?:多)?年(?:了|来|以来)", text)
+    if m and today is not None:
+        n = zh_number(m.group(1))
+        return str(today.year - n) if n is not None and n < 100 else None
+    return None
+
+
+# --- allergies ----------------------------------------------------------------------------------
+_ALLERGY_KINDS = kinds_for(Section.ALLERGIES)
+_A_UNSURE = re.compile(
+    r"(?:不知道|不清楚|不确定|不记得|说不清|不太清楚|不太确定|记不清|没测过|没查过)(?:自己|我)?"
+    r"[^，。！？；]{0,8}?过敏"
+)
+_A_NONE = re.compile(
+    r"(?:没有|没|无)(?:任何|什么|已知的?|药物|食物)*(?:过敏(?:史)?)(?!原|性)"
+    r"|过敏史[:：\s]*(?:无|没有|阴性)|(?:什么|任何东西|任何药物?|啥)(?:都|也)(?:不|没有?)过敏"
+    r"|(?:^|[，,。\s])(?:我)?(?:也)?(?:从来)?(?:不|没有?)过敏(?:[了的]*)(?=$|[，。,.！!？?；;])"
+    r"|不是过敏体质|(?:没有?|不)对(?:任何|什么)(?:药物?|东西|食物)?(?:都|也)?过敏"
+)
+_A_TRIGGER = re.compile(r"过敏(?!性鼻炎|性皮炎|药)")
+_A_SOURCE = re.compile(r"过敏原(?:是|为|有|[:：])?")
+_A_FILLER = re.compile(
+    r"^(?:[、，,和及与跟还有以及都也还会就很特别非常严重有点有些一点比较容易轻微的有过了后吃用打喝碰接触一时候之]|"
+    r"不|没有|没|并不|从不|已经|现在|后来|不再)*$"
+)
+_A_INDICATION = re.compile(r"治|抗|用于|针对|缓解|因为|由于")
+_A_GENERIC = re.compile(r"^(?:药物?|东西|什么|任何|很多|一些|某些|好多|各种|这个|那个|这种|那种|食物)")
+_A_RESOLVED = re.compile(
+    r"后来(?:就)?好了|已经好了|长大(?:以)?后?(?:就)?(?:好了|不过敏)|现在(?:已经)?不过敏|已经不过敏"
+)
+_A_PAST = re.compile(r"以前|小时候|曾经|之前|过去|儿时")
+_REACTIONS = [
+    (re.compile(r"过敏性休克|休克"), "anaphylaxis", "severe"),
+    (re.compile(r"呼吸困难|喘不上气|喘不过气|憋气|窒息"), "breathing difficulty", "severe"),
+    (re.compile(r"喉咙肿|喉头水肿"), "angioedema", "severe"),
+    (re.compile(r"荨麻疹|风团"), "hives", None),
+    (re.compile(r"起疹子|出疹子|疹子|皮疹|红疹|起红点"), "rash", None),
+    (re.compile(r"肿"), "swelling", None),
+    (re.compile(r"痒"), "itching", None),
+    (re.compile(r"打喷嚏|流鼻涕|鼻塞"), "sneezing, runny nose", None),
+]
+_A_SEVERITY = [(re.compile(r"严重|厉害|很重"), "severe"), (re.compile(r"轻微|有点|一点|稍微"), "mild")]
+
+
+def _allergies(s: Sentence) -> list[Draft]:
+    if "过敏" not in s.low:
+        return []
+    unsure = _A_UNSURE.search(s.low)
+    if unsure:
+        if _terms(_ALLERGY_KINDS, s, *s.clause(unsure.start())):
+            return []  # "不知道对青霉素过不过敏": no status to record
+        if _is_self(s, unsure.start()) and not _CONDITIONAL.search(s.low):
+            return [Draft(Section.ALLERGIES, _span(s, *unsure.span()), kind=AssertionKind.SECTION_UNSURE)]
+        return []
+    drafts: list[Draft] = []
+    seen: set[str] = set()
+    for first, term, status, last in _allergen_mentions(s):
+        at = term.start if isinstance(term, Term) else term[0]
+        if not _is_self(s, at) or _hypothetical(s, at):
+            continue
+        name = s.text[term.start : term.end] if isinstance(term, Term) else term[2]
+        entry = term.entry if isinstance(term, Term) else None
+        hint = entry.name("zh") if entry else None
+        key = normalize_name(Section.ALLERGIES, name, hint).key
+        if key in seen:
+            continue
+        seen.add(key)
+        attributes: dict = _reaction(s.low) if status is FactStatus.PRESENT else {}
+        if entry is not None:
+            attributes["allergen_type"] = "drug" if entry.kind == "drug" else entry.extra.get("type")
+        drafts.append(
+            Draft(
+                Section.ALLERGIES,
+                _span(s, first, last),
+                name=name,
+                hint=hint,
+                status=status,
+                attributes={k: v for k, v in attributes.items() if v},
+            )
+        )
+    if not drafts:
+        none = _A_NONE.search(s.low)
+        if none and _is_self(s, none.start()) and not _hypothetical(s, none.start()):
+            return [Draft(Section.ALLERGIES, _span(s, *none.span()), kind=AssertionKind.SECTION_ABSENT)]
+    return drafts
+
+
+def _allergen_mentions(s: Sentence) -> list[tuple[int, Term | tuple[int, int, str], FactStatus, int]]:
+    """(evidence start, table term or (start, end, raw name), status, evidence end) per allergen."""
+    found: list[tuple[int, Term | tuple[int, int, str], FactStatus, int]] = []
+    for m in _A_SOURCE.finditer(s.low):  # "过敏原是尘螨和花粉"
+        for t in _terms(_ALLERGY_KINDS, s, m.end(), s.list_end(m.end())):
+            found.append((m.start(), t, FactStatus.PRESENT, t.end))
+    for m in _A_TRIGGER.finditer(s.low):
+        if s.low.startswith("过敏原", m.start()):
+            continue
+        start = _list_start(s, m.start())
+        towards = s.low.rfind("对", start, m.start())
+        start = towards if towards >= 0 else start  # "我的猫对花生过敏": the allergens follow 对
+        terms = [
+            t
+            for t in _terms(_ALLERGY_KINDS, s, start, m.start())
+            if not _A_INDICATION.search(s.low[t.end : m.start()])
+        ]
+        last = max((t.end for t in terms), default=None)
+        objects: list[Term | tuple[int, int, str]] = list(terms)
+        if not terms:
+            unknown = _unknown_allergen(s, start, m.start())
+            if unknown is None:
+                continue
+            objects, last = [unknown], unknown[1]
+        assert last is not None
+        between = s.low[last : m.start()]
+        if not _A_FILLER.match(between):
+            continue  # "吃了青霉素以后起疹子，医生说是过敏": too far to tell
+        first = min(start, *(o.start if isinstance(o, Term) else o[0] for o in objects))
+        status = _allergy_status(s, first, between, m.end())
+        found += [(first, o, status, m.end()) for o in objects]
+    return found
+
+
+def _unknown_allergen(s: Sentence, start: int, trigger: int) -> tuple[int, int, str] | None:
+    """An allergen the table does not know, right after 对 ("对芒果过敏")."""
+    m = re.search(
+        r"对([\u4e00-\u9fff]{1,6}?)(?:[都也还会就很特别非常严重有点有些比较]*|不|没有?)$",
+        s.low[start:trigger],
+    )
+    if not m or _A_GENERIC.match(m.group(1)) or "过敏" in m.group(1):
+        return None
+    a = start + m.start(1)
+    return a, a + len(m.group(1)), s.text[a : a + len(m.group(1))]
+
+
+def _allergy_status(s: Sentence, first: int, between: str, trigger_end: int) -> FactStatus:
+    negated = bool(re.search(r"不|没", between)) or _negated(s, first, window=3)
+    changed = s.low[trigger_end : trigger_end + 2].startswith("了") or bool(
+        re.search(r"已经|现在|后来|不再", between)
+    )
+    if _A_RESOLVED.search(s.low) or (negated and changed):
+        return FactStatus.RESOLVED
+    if negated:
+        return FactStatus.ABSENT
+    return FactStatus.PRESENT
+
+
+def _reaction(low: str) -> dict:
+    attributes: dict = {}
+    reactions: list[str] = []
+    for pattern, reaction, severity in _REACTIONS:
+        if pattern.search(low) and reaction not in reactions:
+            if reaction == "swelling" and "angioedema" in reactions:
+                continue
+            reactions.append(reaction)
+            attributes.setdefault("severity", severity)
+    if reactions:
+        attributes["reaction"] = ", ".join(reactions)[:120]
+    for pattern, severity in _A_SEVERITY:
+        if pattern.search(low):
+            attributes["severity"] = attributes.get("severity") or severity
+            break
+    return attributes
+
+
+# --- medications --------------------------------------------------------------------------------
+_STOPPED, _PRESCRIBED, _ACTIVE = FactStatus.STOPPED, FactStatus.PRESCRIBED, FactStatus.ACTIVE
+_TAKE = r"(?:吃|服用?|用|打|喷|吸)"
+_MED_CUES: list[tuple[re.Pattern[str], FactStatus | None]] = [
+    (re.compile(rf"从来没(?:有)?{_TAKE}过|从没{_TAKE}过|没(?:有)?{_TAKE}过"), None),  # never took it
+    (
+        re.compile(
+            rf"停(?:了|掉了?|用了?|服了?|药了?)|停药|不(?:再)?{_TAKE}了|已经不{_TAKE}|没(?:有)?再{_TAKE}"
+            rf"|不再{_TAKE}|(?:以前|之前|曾经|过去)(?:一直|也)?{_TAKE}(?:过)?|{_TAKE}过|断(?:了|掉)|吃完了|用完了"
+            rf"|不吃|没(?:有)?(?:在)?吃|不服用|没(?:有)?服用"
+        ),
+        _STOPPED,
+    ),
+    (
+        re.compile(
+            r"(?:医生|大夫|医师)(?:给我|帮我|又|还|就)?(?:开了?|开的)|给我开|开了|开的|处方|医嘱|开药"
+            rf"|(?:建议|推荐)我?{_TAKE}"
+            rf"|(?:医生|大夫|医师)(?:让|叫|要|嘱咐)我{_TAKE}"
+        ),
+        _PRESCRIBED,
+    ),
+    (
+        re.compile(
+            rf"(?:正在|一直在|一直|还在|现在|目前|每天|天天|每日|每晚|每早|平时|经常|长期|坚持|按时|常年|开始|在|要)"
+            rf"{_TAKE}|吃着|用着|服用|口服|注射|吸入|换成|改成|改为|换为|改吃|换用|加(?:到|量)|减(?:到|量)"
+            r"|增加到|调整到|调到|吃|(?<![作使费不])用(?!于|药)|打(?=[^，。]{0,4}胰岛素)"
+        ),
+        _ACTIVE,
+    ),
+]
+_ADVICE = re.compile(r"(?:建议|推荐)我?(?:吃|服用?|用|试试)")
+_DOCTOR = re.compile(r"医生|大夫|医师|医院")
+_SWITCH = re.compile(r"换成|改成|改为|换为|改吃|换用")
+_MED_BLOCK = re.compile(r"不能|不可以|不要|别|不宜|禁止|不敢|忌")
+_MED_NONE = re.compile(
+    r"(?:不|没有?在?)(?:吃|服用|用)(?:任何|什么)?(?:药|药物)|(?:什么|任何)药(?:都|也)(?:不|没有?)(?:吃|服用|用)"
+    r"|没有(?:长期|经常|固定|规律)?(?:服用|吃)的?(?:药|药物)|(?:药物|用药)史?[:：]?\s*(?:无|没有)"
+)
+_DOSE = re.compile(
+    r"(?P<val>\d+(?:\.\d+)?|半|一|两|二|三|四|五|六|七|八|九|十)\s*"
+    r"(?P<unit>毫克|mg|微克|mcg|μg|µg|ug|毫升|ml|国际单位|单位|iu|克|g(?![a-z])|片|粒|颗|滴|喷|揿|吸|袋|支|胶囊)"
+    r"(?P<half>半)?"
+)
+_DOSE_UNITS = {
+    "毫克": "mg", "mg": "mg", "微克": "mcg", "mcg": "mcg", "μg": "mcg", "µg": "mcg", "ug": "mcg",
+    "毫升": "ml", "ml": "ml", "国际单位": "IU", "iu": "IU", "单位": "units", "克": "g", "g": "g",
+    "片": "tablets", "粒": "tablets", "颗": "tablets", "胶囊": "tablets", "滴": "drops", "喷": "puffs",
+    "揿": "puffs", "吸": "puffs",
+}  # fmt: skip
+_FREQUENCY = [
+    (re.compile(r"(?:一天|每天|每日|一日|天)(?:两|二|2)次|早晚各|早晚(?:都)?吃|bid"), "twice daily"),
+    (re.compile(r"(?:一天|每天|每日|一日)(?:三|3)次|tid|三餐"), "three times daily"),
+    (re.compile(r"(?:一天|每天|每日|一日)(?:四|4)次"), "four times daily"),
+    (re.compile(r"隔天|隔日|每两天|两天一次"), "every other day"),
+    (re.compile(r"(?:每周|一周|每星期|每个星期)(?:一|1)次|每周(?!\d|[两二三四五六七])"), "weekly"),
+    (
+        re.compile(r"(?:一天|每天|每日|一日)(?:一|1)次|每天|天天|每日|每晚|每早|一天一片|一日一片|qd"),
+        "once daily",
+    ),
+    (
+        re.compile(
+            r"需要(?:的)?时(?:候)?|必要时|有需要|不舒服(?:的)?时|[疼痛](?:的)?时(?:候)?|偶尔|有时(?:候)?|按需"
+        ),
+        "as needed",
+    ),
+]
+_TIMES = [
+    (re.compile(r"早上|早晨|清晨|早饭|早餐|每早|上午|晨起|早晚"), "morning"),
+    (re.compile(r"中午|午饭|午餐"), "midday"),
+    (re.compile(r"晚上|傍晚|晚饭|晚餐|每晚|早晚"), "evening"),
+    (re.compile(r"睡前|睡觉前|临睡"), "bedtime"),
+]
+_PURPOSE = r"(?:治疗?|控制|针对|预防|缓解|用来|为了|防止?|止)(?:我的)?"
+_INDICATIONS = [
+    (re.compile(rf"降压|降血压|{_PURPOSE}(?:高)?血压"), "blood pressure"),
+    (re.compile(rf"降糖|降血糖|{_PURPOSE}(?:血糖|糖尿病)"), "diabetes"),
+    (re.compile(rf"降脂|降血脂|降胆固醇|{_PURPOSE}(?:血脂|胆固醇)"), "cholesterol"),
+    (re.compile(rf"{_PURPOSE}(?:甲状腺|甲减|甲亢)"), "thyroid"),
+    (re.compile(rf"{_PURPOSE}偏头痛"), "migraine"),
+    (re.compile(rf"{_PURPOSE}头[疼痛]"), "headache"),
+    (re.compile(r"退烧|退热"), "fever"),
+    (re.compile(rf"护胃|{_PURPOSE}胃"), "stomach"),
+    (re.compile(rf"抗过敏|{_PURPOSE}过敏"), "allergy"),
+    (re.compile(rf"助眠|安眠|{_PURPOSE}(?:失眠|睡眠)"), "sleep"),
+    (re.compile(rf"抗凝|抗血小板|{_PURPOSE}血栓"), "blood clots"),
+    (re.compile(rf"{_PURPOSE}(?:心脏|冠心病)"), "heart"),
+    (re.compile(rf"{_PURPOSE}哮喘"), "asthma"),
+    (re.compile(rf"止咳|{_PURPOSE}咳嗽"), "cough"),
+    (re.compile(rf"{_PURPOSE}感冒"), "cold or flu"),
+    (re.compile(r"止痛|止疼"), "pain"),
+]
+_ROUTES = [
+    (re.compile(r"打(?:针|胰岛素)|注射|针剂"), "injection"),
+    (re.compile(r"眼药水|滴眼"), "ophthalmic"),
+    (re.compile(r"鼻喷|喷鼻|滴鼻"), "nasal"),
+    (re.compile(r"吸入|气雾剂|喷雾"), "inhalation"),
+    (re.compile(r"药膏|软膏|涂|抹"), "topical"),
+]
+
+
+@dataclass
+class _Cue:
+    status: FactStatus | None
+    start: int
+    end: int
+
+
+def _med_cues(s: Sentence) -> list[_Cue]:
+    found = [
+        _Cue(status, m.start(), m.end()) for pattern, status in _MED_CUES for m in pattern.finditer(s.low)
+    ]
+    # "不吃了" also contains "吃": the longer, more specific cue wins.
+    kept = [
+        c
+        for c in found
+        if not any(
+            o is not c and o.start <= c.start and c.end <= o.end and (o.end - o.start) > (c.end - c.start)
+            for o in found
+        )
+    ]
+    return sorted(kept, key=lambda c: c.start)
+
+
+def _medications(s: Sentence, ctx: Context) -> list[Draft]:
+    drugs = [t for t in _terms(("drug",), s) if not _drug_is_allergen(s, t)]
+    cues = _med_cues(s)
+    drafts: list[Draft] = []
+    seen: set[tuple[str, FactStatus]] = set()
+    for index, term in enumerate(drugs):
+        a, b = term.start, term.end
+        cue = _cue_for(s, cues, drugs, a, b)
+        first = min(a, cue.start) if cue else a
+        if not _is_self(s, a) or _hypothetical(s, a) or _MED_BLOCK.search(s.low[s.clause(a)[0] : a]):
+            continue
+        status = _med_status(s, cue, a, b)
+        if status is None:
+            continue
+        name = s.text[a:b]
+        normalized = normalize_name(Section.MEDICATIONS, name, _hint(term))
+        if (normalized.key, status) in seen:
+            continue
+        seen.add((normalized.key, status))
+        next_start = drugs[index + 1].start if index + 1 < len(drugs) else len(s.text)
+        prev_end = drugs[index - 1].end if index else 0
+        attributes, last = _med_details(s, a, b, next_start, prev_end)
+        if normalized.code:
+            attributes["atc_code"] = normalized.code
+        clause = s.low[slice(*s.clause(a))]
+        drafts.append(
+            Draft(
+                Section.MEDICATIONS,
+                _span(s, first, max(b, last)),
+                name=name,
+                hint=_hint(term),
+                status=status,
+                attributes=attributes,
+                valid_from=_since(clause, ctx.today)
+                if status is _ACTIVE and re.search(r"从|开始|起|以来|年了", clause)
+                else None,
+                valid_to=_year_of(clause, ctx.today) if status is _STOPPED else None,
+            )
+        )
+    if not drafts:
+        none = _MED_NONE.search(s.low)
+        if none and _is_self(s, none.start()) and not _hypothetical(s, none.start()):
+            drafts.append(
+                Draft(Section.MEDICATIONS, _span(s, *none.span()), kind=AssertionKind.SECTION_ABSENT)
+            )
+    return drafts
+
+
+def _drug_is_allergen(s: Sentence, term: Term) -> bool:
+    """In "吃阿莫西林过敏" the drug is named as an allergen, not as something taken."""
+    end = s.clause(term.start)[1]
+    after = re.match(r"([^，。]{0,6}?)过敏(?!药)", s.low[term.end : end])
+    if after and not _A_INDICATION.search(after.group(1)):
+        return True
+    return "对" in s.low[max(s.clause(term.start)[0], term.start - 3) : term.start]
+
+
+def _cue_for(s: Sentence, cues: list[_Cue], drugs: list[Term], a: int, b: int) -> _Cue | None:
+    start = _list_start(s, a)
+    end = s.clause(a)[1]
+    before = [c for c in cues if start <= c.start and c.end <= a]
+    if before:
+        return before[-1]
+    after = [c for c in cues if b <= c.start < end]
+    if after:
+        return after[0]
+    # "我在吃拜新同，立普妥", "我在吃两种药：拜新同、立普妥": the cue is a clause or two back,
+    # past clauses that only name drugs.
+    for _ in range(3):
+        pos = start - 1
+        while pos > 0 and s.text[pos] in _PUNCT:
+            pos -= 1
+        if pos <= 0:
+            return None
+        start, p_end = s.clause(pos)
+        prev = [c for c in cues if start <= c.start < p_end]
+        if prev:
+            return prev[-1]
+        if not any(start <= t.start < p_end for t in drugs):
+            return None
+    return None
+
+
+def _med_status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
+    if cue is None:
+        # An answer such as "拜新同 30mg" names a current drug with its dose.
+        lead = s.low[s.clause(a)[0] : a].strip(_PUNCT)
+        dose = _DOSE.match(s.low, b + len(s.low[b:]) - len(s.low[b:].lstrip()))
+        return _ACTIVE if dose and lead in ("", "是", "有", "对", "嗯") else None
+    if cue.status is None:
+        return None
+    text = s.low[cue.start : cue.end]
+    if _ADVICE.search(s.low[max(0, cue.start - 4) : cue.end + 4]) and not _DOCTOR.search(s.low):
+        return None  # a friend's advice is not a prescription
+    clause_start = s.clause(a)[0]
+    switch = _SWITCH.search(s.low, clause_start, s.clause(a)[1])
+    if switch:
+        # "从拜新同换成络活喜", "医生把X换成了Y": the old drug ends, the new one starts.
+        if a < switch.start():
+            return _STOPPED
+        return _PRESCRIBED if _DOCTOR.search(s.low[: switch.start()]) else _ACTIVE
+    if cue.status is _STOPPED and cue.start > b and text.startswith(("不吃", "没")):
+        return None  # "拜新同不吃..." without 了 is too unclear after the name
+    return cue.status
+
+
+def _dose_value(m: re.Match[str]) -> tuple[float, str] | None:
+    raw = m.group("val")
+    value = float(raw) if raw[0].isdigit() else (0.5 if raw == "半" else float(zh_number(raw) or 0))
+    if m.group("half"):
+        value += 0.5
+    unit = _DOSE_UNITS.get(m.group("unit"))
+    return (value, unit) if unit and 0 < value < 100_000 else None
+
+
+def _med_details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tuple[dict, int]:
+    attributes: dict = {}
+    clause_start = s.clause(a)[0]
+    scope_end = min(next_start, len(s.text))
+    last = b
+    for window in ((b, scope_end), (max(prev_end, clause_start), a)):
+        for m in _DOSE.finditer(s.low, *window):
+            if (
+                re.match(r"[天日周次]", s.low[m.end() : m.end() + 1])
+                or s.low[max(0, m.start() - 1) : m.start()] in "每"
+            ):
+                continue  # "一天两次" counts times, it is no dose
+            dose = _dose_value(m)
+            if dose:
+                attributes.update(dose_value=dose[0], dose_unit=dose[1])
+                last = max(last, m.end())
+                break
+        if "dose_value" in attributes:
+            break
+    scope = s.low[clause_start:scope_end]
+    for pattern, value in _FREQUENCY:
+        said = pattern.search(scope)
+        if said:
+            attributes["frequency"] = value
+            last = max(last, clause_start + said.end())
+            break
+    times = []
+    for pattern, value in _TIMES:
+        said = pattern.search(scope)
+        if said:
+            times.append(value)
+            last = max(last, clause_start + said.end())
+    if times:
+        attributes["time_of_day"] = ", ".join(times)
+    for pattern, value in _INDICATIONS:
+        said = pattern.search(scope)
+        if said:
+            attributes["indication"] = value
+            last = max(last, clause_start + said.end())
+            break
+    c_start, c_end = s.clause(a)
+    route = next((v for pattern, v in _ROUTES if pattern.search(s.low[c_start:c_end])), None)
+    if route:
+        attributes["route"] = route
+    return attributes, last
+
+
+# --- conditions and family history --------------------------------------------------------------
+_C_CUE = re.compile(r"我|有|患|得了|得过|确诊|诊断|查出|发现|说是|犯|病史|毛病|年了|多年|控制|排除")
+_C_SKIP_BEFORE = re.compile(r"(?:治疗?|控制|预防|针对|缓解|防止?|对付|降|筛查|检查|查了|测)(?:我的)?$")
+_C_SKIP_AFTER = re.compile(r"^(?:的)?(?:药|手术|筛查|检查|疫苗)")
+_C_FAMILY_AFTER = re.compile(r"^(?:的)?(?:家族史|遗传史|家族遗传|遗传)")
+_C_RESOLVED = re.compile(
+    r"后来(?:就)?好了|已经好了|治好了|(?<![没不])好了|痊愈|康复|治愈|现在没有了|现在没了|已经没有了|不再"
+)
+_C_STILL = re.compile(r"还没好|没好|没有好|不见好|一直不好|好不了|还没有好")
+_C_CHILDHOOD = re.compile(r"小时候|儿时|童年|小的时候")
+_C_PAST = re.compile(r"以前|之前|曾经|过去|早年|年轻时|[得患有]过|岁(?:的时候|时|那年)")
+_C_ABSENT = re.compile(
+    r"(?:没有|没|无)(?:任何|什么)?(?:慢性|基础)(?:病|疾病)(?:史)?|(?:慢性|基础)(?:病|疾病)(?:史)?[:：\s]*(?:也|都)?(?:没有|无)"
+    r"|身体(?:一直)?(?:很|挺|非常|比较)?健康[，,]?\s*没(?:有)?(?:什么)?(?:病|毛病)"
+)
+_C_UNSURE = re.compile(
+    r"(?:不知道|不清楚|不确定)(?:自己)?(?:有没有|是否有|是不是有)(?:什么)?(?:慢性|基础)(?:病|疾病)"
+)
+_F_ABSENT = re.compile(
+    r"家族史[:：\s]*(?:也|都)?(?:无|没有|阴性)|(?:没有|无)(?:任何|什么)?(?:家族(?:病)?史|遗传病(?:史)?)"
+    r"|(?:家里|家族|家人|家里人|我们家)(?:里|人)?(?:都|也)?(?:没有?|无)(?:什么|任何)?(?:遗传病|家族病|大病|慢性病|病)"
+    r"|家族史(?:方面)?(?:也|都)?(?:没有|无)|家里人都(?:很|挺)?健康"
+)
+_F_UNSURE = re.compile(
+    r"(?:不知道|不清楚|不了解)[^，。]{0,6}?(?:家族史|家里|家人|父母|亲生父母|家族)|被(?:领养|收养)"
+)
+_AGE_AT = re.compile(rf"({_ZH_NUM})\s*(?:周)?岁")
+
+
+def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts: list[Draft] = []
+    seen: set[tuple[Section, str, str]] = set()
+    terms = _terms(("condition",), s)
+    for term in terms:
+        a, b = term.start, term.end
+        c_start, c_end = s.clause(a)
+        if _C_SKIP_BEFORE.search(s.low[max(c_start, a - 4) : a]) or _C_SKIP_AFTER.match(s.low[b:c_end]):
+            continue
+        if _hypothetical(s, a) or _UNSURE.search(s.low[c_start:a]):
+            continue
+        for draft in _condition_drafts(s, term, terms, ctx):
+            key = (
+                draft.section,
+                normalize_name(draft.section, draft.name, draft.hint).key,
+                draft.attributes.get("relative", ""),
+            )
+            if key not in seen:
+                seen.add(key)
+                drafts.append(draft)
+    drafts += _family_too(s, terms, drafts)
+    if not any(d.section is Section.CHRONIC_CONDITIONS for d in drafts):
+        drafts += _section_level(s, _C_UNSURE, _C_ABSENT, Section.CHRONIC_CONDITIONS, {})
+    if not any(d.section is Section.FAMILY_HISTORY for d in drafts):
+        # FamilyHistoryAttributes requires a relative; "other" stands for the whole family here.
+        drafts += _section_level(s, _F_UNSURE, _F_ABSENT, Section.FAMILY_HISTORY, {"relative": "other"})
+    return drafts
+
+
+_ALSO = re.compile(r"[也都](?P<neg>没|不是)?(?:有|是|得过|得了|患有|一样)")
+
+
+def _family_too(s: Sentence, terms: list[Term], drafts: list[Draft]) -> list[Draft]:
+    """In "我有高血压，我妈也有" or "家里有糖尿病史，我奶奶和我爸都有" the relatives' clause names no
+    disease: it repeats the one said before (by the user or of the family)."""
+    out: list[Draft] = []
+    for m in _ALSO.finditer(s.low):
+        c_start, c_end = s.clause(m.start())
+        earlier = [t for t in terms if t.end <= c_start]
+        if not earlier or any(c_start <= t.start < c_end for t in terms):
+            continue
+        term = earlier[-1]
+        said = [d for d in drafts if d.name == s.text[term.start : term.end]]
+        relatives = [
+            _RELATIVE_BY_WORD[p.group(0)]
+            for p in _PERSON.finditer(s.low, c_start, m.start())
+            if p.group(0) in _RELATIVE_BY_WORD
+        ]
+        if not said or not relatives or _who(s, m.start()).kind != "relative":
+            continue
+        out += [
+            Draft(
+                Section.FAMILY_HISTORY,
+                _span(s, term.start, m.end()),
+                name=s.text[term.start : term.end],
+                hint=_hint(term),
+                status=FactStatus.ABSENT if m.group("neg") else FactStatus.PRESENT,
+                attributes={"relative": relative.value},
+            )
+            for relative in dict.fromkeys(relatives)
+        ]
+    return out
+
+
+def _section_level(s: Sentence, unsure, absent, section: Section, attributes: dict) -> list[Draft]:
+    for pattern, kind in ((unsure, AssertionKind.SECTION_UNSURE), (absent, AssertionKind.SECTION_ABSENT)):
+        m = pattern.search(s.low)
+        if m and _who(s, m.start()).kind in ("self", "family") and not _CONDITIONAL.search(s.low):
+            return [Draft(section, _span(s, *m.span()), kind=kind, attributes=dict(attributes))]
+    return []
+
+
+def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) -> list[Draft]:
+    a, b = term.start, term.end
+    c_start, c_end = s.clause(a)
+    name, hint = s.text[a:b], _hint(term)
+    negated_to = _negated_after(s, b, terms)
+    negated = _negated(s, a, window=5) or negated_to is not None
+    who = _who(s, a, ctx.relative_in_focus)
+    out: list[Draft] = []
+    if who.kind in ("relative", "family") or _C_FAMILY_AFTER.match(s.low[b:c_end]):
+        relative = who.relative or Relative.OTHER
+        attributes: dict = {"relative": relative.value}
+        age = _AGE_AT.search(s.low, c_start, a)
+        if age and not negated:
+            n = zh_number(age.group(1))
+            if n is not None and n <= 120:
+                attributes["age_at_onset"] = n
+        first = a
+        for m in _PERSON.finditer(s.low, c_start, a):
+            first = min(first, m.start())
+        out.append(
+            Draft(
+                Section.FAMILY_HISTORY,
+                _span(s, first, b),
+                name=name,
+                hint=hint,
+                status=FactStatus.ABSENT if negated else FactStatus.PRESENT,
+                attributes=attributes,
+            )
+        )
+        if not who.self_too:
+            return out
+    elif who.kind == "other":
+        return []
+    if not _C_CUE.search(s.low):
+        return out
+    chronic = bool(term.entry.extra.get("chronic"))
+    section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES
+    rest = s.low[b:]
+    if negated:
+        status = FactStatus.ABSENT
+    elif (
+        (_C_RESOLVED.search(rest) and not _C_STILL.search(rest))
+        or _C_CHILDHOOD.search(s.low[c_start:a])
+        or (not chronic and _C_PAST.search(s.low[c_start:c_end]))
+    ):
+        status = FactStatus.RESOLVED
+    else:
+        status = FactStatus.PRESENT
+    normalized = normalize_name(section, name, hint)
+    attributes = {"icd10": normalized.code} if normalized.code else {}
+    since = _since(s.low[c_start:c_end], ctx.today) if status is FactStatus.PRESENT else None
+    if since and chronic:
+        attributes["since"] = since
+    out.append(
+        Draft(
+            section,
+            _span(s, a, negated_to or b),
+            name=name,
+            hint=hint,
+            status=status,
+            attributes=attributes,
+            valid_from=since,
+        )
+    )
+    return out
+
+
+# --- symptoms -----------------------------------------------------------------------------------
+_SITE_PAIN = re.compile(
+    r"(?P<site>头|胃|肚子|腹部|牙齿|牙|腰|后背|背|嗓子|喉咙|胸口|胸|关节|耳朵|脖子|肌肉|膝盖|肩膀|腿|眼睛)"
+    r"(?P<mid>(?:还|也|又|有点儿?|有些|有一点|一直|老是|总是|经常|时不时|特别|非常|很|好|挺|不|没有?|都|就|开始|再)*)"
+    r"(?:疼|痛)"
+)
+_SITE_KEY = {
+    "头": "headache", "胃": "abdominal_pain", "肚子": "abdominal_pain", "腹部": "abdominal_pain",
+    "牙": "toothache", "牙齿": "toothache", "腰": "back_pain", "后背": "back_pain", "背": "back_pain",
+    "嗓子": "sore_throat", "喉咙": "sore_throat", "胸": "chest_pain", "胸口": "chest_pain",
+    "关节": "joint_pain", "耳朵": "ear_pain", "脖子": "neck_pain", "肌肉": "muscle_pain",
+    "膝盖": "knee pain", "肩膀": "shoulder pain", "腿": "leg pain", "眼睛": "eye pain",
+}  # fmt: skip
+_S_SKIP_BEFORE = re.compile(r"(?:治疗?|止|退|缓解|预防|防止?|对付|针对|为了|用于|一)$")
+_S_SKIP_AFTER = re.compile(r"^(?:的)?(?:药|时|的时候|的话)")
+_S_RESOLVED = re.compile(r"(?<![没不])好了|已经好了|退了|消失了|止住了|痊愈|康复|没事了|不见了|没了")
+_S_STILL = re.compile(r"还没好|没好|没有好|不见好|一直不好|好不了|还没退|没退|还在|还是")
+_S_SEVERITY = [
+    (re.compile(r"剧烈|严重|厉害|受不了|要命|特别|非常|死了"), "severe"),
+    (re.compile(r"有点|有些|一点|轻微|稍微|微微"), "mild"),
+]
+_ONSET = re.compile(
+    rf"({_ZH_NUM}|半)\s*(?:个)?(天|星期|礼拜|周|月)(?:了|前|以来|来|多了)|(?:最近|这)({_ZH_NUM})\s*(?:个)?(天|星期|礼拜|周|月)"
+)
+
+
+def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
+    if "过敏" in s.low:
+        return []  # "对青霉素过敏，会起疹子": the rash is the reaction, an attribute of the allergy
+    conditions = _terms(("condition",), s)
+    table = [
+        t
+        for t in _terms(("symptom",), s)
+        if not any(
+            c.start <= t.start and t.end <= c.end and c.end - c.start > t.end - t.start for c in conditions
+        )
+    ]
+    mentions: list[tuple[int, int, str, str]] = [(t.start, t.end, _hint(t), "") for t in table]
+    for m in _SITE_PAIN.finditer(s.low):
+        if any(t.start < m.end() and m.start() < t.end for t in table) or any(
+            c.start <= m.start() < c.end for c in conditions
+        ):
+            continue
+        key = _SITE_KEY[m.group("site")]
+        hint = next((t.entry.name("zh") for t in find_terms(("symptom",), key.replace("_", " "))), key)
+        mentions.append((m.start(), m.end(), hint, m.group("mid")))
+    drafts: list[Draft] = []
+    seen: set[str] = set()
+    for a, b, hint, mid in sorted(mentions):
+        c_start, c_end = s.clause(a)
+        if not _is_self(s, a) or _hypothetical(s, a):
+            continue
+        if _S_SKIP_BEFORE.search(s.low[max(c_start, a - 2) : a]) or _S_SKIP_AFTER.match(s.low[b:c_end]):
+            continue
+        name = s.text[a:b]
+        normalized = normalize_name(Section.SYMPTOMS, name, hint)
+        if normalized.key in seen:
+            continue
+        seen.add(normalized.key)
+        rest = s.low[b:c_end]
+        negated = _negated(s, a, window=3) or bool(re.search(r"不|没", _masked(mid)))
+        changed = bool(re.match(r"[了啦]", rest)) or bool(
+            re.search(r"已经|不再|再也", s.low[max(c_start, a - 4) : a] + mid)
+        )
+        if _S_STILL.search(s.low[b:]):
+            status = FactStatus.PRESENT
+        elif (negated and changed) or _S_RESOLVED.search(rest):
+            status = FactStatus.RESOLVED
+        elif negated:
+            status = FactStatus.ABSENT
+        else:
+            status = FactStatus.PRESENT
+        attributes: dict = {}
+        valid_from = None
+        if status is FactStatus.PRESENT:
+            clause = s.low[c_start:c_end]
+            severity = next((v for pattern, v in _S_SEVERITY if pattern.search(clause)), None)
+            if severity:
+                attributes["severity"] = severity
+            onset = _onset_days(clause)
+            if onset is not None:
+                attributes["onset_days_ago"] = onset
+                if ctx.today is not None:
+                    valid_from = date.fromordinal(ctx.today.toordinal() - onset).isoformat()
+        if normalized.key.endswith("_pain") and " " in hint:
+            attributes["body_site"] = hint.split()[0]
+        drafts.append(
+            Draft(
+                Section.SYMPTOMS,
+                _span(s, a, b),
+                name=name,
+                hint=hint,
+                status=status,
+                attributes=attributes,
+                valid_from=valid_from,
+            )
+        )
+    return drafts
+
+
+def _onset_days(clause: str) -> int | None:
+    m = _ONSET.search(clause)
+    if m:
+        number, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        n = 0.5 if number == "半" else zh_number(number)
+        if n is None:
+            return None
+        days = {"天": 1, "星期": 7, "礼拜": 7, "周": 7, "月": 30}[unit]
+        return int(n * days) if n * days <= 36_500 else None
+    for word, days in (("前天", 2), ("昨天", 1), ("昨晚", 1), ("今天", 0), ("今早", 0)):
+        if word in clause:
+            return days
+    return None
+
+
+# --- surgeries ----------------------------------------------------------------------------------
+_SURGERY_CUE = re.compile(
+    r"手术|做过|做了|切除|切了|切掉|割了|割掉|摘除|摘了|摘掉|开刀|动过刀|开过刀|剖腹产|剖宫产|置换|搭桥|支架|拔了|拔掉|拔过|取出"
+)
+_SURGERY_FUTURE = re.compile(r"要做|要去做|将要|下个月|下周|明天|明年|后天|安排了|约了|排队")
+_SURGERY_NONE = re.compile(
+    r"(?:没|没有|从没|从来没有?|未)(?:做过|动过|开过|有过)(?:任何|什么)?(?:手术|刀)|无手术史|手术史[:：\s]*(?:无|没有)"
+    r"|没有(?:任何)?手术史"
+)
+
+
+def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts: list[Draft] = []
+    for term in _terms(("surgery",), s):
+        c_start, c_end = s.clause(term.start)
+        cue = _SURGERY_CUE.search(s.low, c_start, c_end)
+        if cue is None or not _is_self(s, min(cue.start(), term.start)) or _hypothetical(s, term.start):
+            continue
+        if _SURGERY_FUTURE.search(s.low[c_start:c_end]) or re.match(
+            r"(?:出生|生的)", s.low[term.end : term.end + 2]
+        ):
+            continue  # planned, or the way the user was born
+        first = min(cue.start(), term.start)
+        status = FactStatus.ABSENT if _negated(s, first, window=4) else FactStatus.PRESENT
+        attributes: dict = {}
+        when = _year_of(s.low[c_start:c_end], ctx.today) if status is FactStatus.PRESENT else None
+        if when:
+            attributes["year"] = int(when[:4])
+            if len(when) > 4:
+                attributes["date"] = when
+        drafts.append(
+            Draft(
+                Section.SURGERIES,
+                _span(s, first, max(term.end, cue.end())),
+                name=s.text[term.start : term.end],
+                hint=_hint(term),
+                status=status,
+                attributes=attributes,
+                valid_from=when,
+            )
+        )
+    if not drafts:
+        m = _SURGERY_NONE.search(s.low)
+        if m and _is_self(s, m.start()) and not _hypothetical(s, m.start()):
+            drafts.append(Draft(Section.SURGERIES, _span(s, *m.span()), kind=AssertionKind.SECTION_ABSENT))
+    return drafts
+
+
+# --- demographics -------------------------------------------------------------------------------
+_AGE = re.compile(
+    rf"(?P<lead>我|本人|今年|现在|已经|都|刚|才|快)?(?:今年|现在|已经|刚满|满|都)?(?P<n>{_ZH_NUM})\s*(?:周)?岁"
+    r"(?P<tail>了|啦)?(?!时|的时候|那年|以前|之前|开始|起|多|左右|的[^，。]?(?:孩子|女儿|儿子|人|时候))"
+)
+_BIRTH = re.compile(r"(?P<y>(?:19|20)\d{2})\s*年\s*(?:出生|生)|出生(?:于|在)?\s*(?P<y2>(?:19|20)\d{2})\s*年?")
+_HEIGHT = [
+    re.compile(
+        r"身高(?:是|有|大概|大约|约)?[:：\s]*(?P<v>\d{3}(?:\.\d)?|\d\.\d{1,2})\s*(?P<u>厘米|公分|cm|米|m(?![a-z]))?"
+    ),
+    re.compile(r"(?P<v>\d{3}(?:\.\d)?)\s*(?P<u>厘米|公分|cm)"),
+    re.compile(r"(?P<m>[一1])\s*米\s*(?P<d1>[\d一二三四五六七八九])(?P<d2>[\d一二三四五六七八九零])?"),
+    re.compile(r"(?P<v>1\.\d{1,2})\s*(?P<u>米|m(?![a-z]))"),
+]
+_WEIGHT = re.compile(
+    r"(?P<lead>体重|重)?(?:是|有|大概|大约|约|现在|目前)?[:：\s]*"
+    r"(?P<v>\d{2,3}(?:\.\d)?|[一二两三四五六七八九十百]{2,5})\s*(?P<u>公斤|千克|kg|斤)"
+)
+_WEIGHT_CHANGE = re.compile(r"(?:减|瘦|胖|长|涨|增加|掉|重|少|多|降|轻)了?$")
+_SEX = [
+    re.compile(r"(?:我是|本人)(?:一[个名位])?(?P<sex>女|男)(?:的|生|性|士|人|孩子?)"),
+    re.compile(r"性别[:：\s]*(?:是)?(?P<sex>女|男)"),
+]
+_SEX_ALONE = re.compile(r"(?:我是)?(?P<sex>女|男)(?:性)?")
+_CITIES = (
+    "北京 上海 广州 深圳 天津 重庆 成都 杭州 武汉 南京 西安 苏州 长沙 郑州 青岛 沈阳 大连 "
+    "厦门 济南 哈尔滨 昆明 福州 合肥 长春 石家庄 南宁 贵阳 南昌 太原 兰州 乌鲁木齐 呼和浩特 "
+    "海口 三亚 宁波 无锡 佛山 东莞 珠海 温州 香港 澳门 台北 高雄 拉萨 银川 西宁 烟台 洛阳 "
+    "扬州 常州 徐州 绍兴 嘉兴 金华 泉州 中山 惠州 汕头 桂林 新加坡 吉隆坡 东京 纽约 伦敦 "
+    "悉尼 温哥华 多伦多 洛杉矶 旧金山 莫斯科 巴黎 首尔"
+)
+_CITY = re.compile(
+    r"(?:(?:我|本人|我们|我家)(?:现在|目前|一直|现)?(?:住在|住|生活在|定居在|定居|居住在|在)|(?:住在|生活在|定居在|居住在)"
+    r"|(?:现在|目前)(?:住在|在)|搬到了?|搬去了?)"
+    r"(?P<city>"
+    + "|".join(sorted(_CITIES.split(), key=len, reverse=True))
+    + r"|(?![大小])[\u4e00-\u9fff]{2,3}(?<![城超菜夜])(?=市))市?"
+    r"(?!出差|旅游|旅行|玩|度假|出生|开会|看病|住院|的时候|读书的时候)"
+)
+_CITY_PAST = re.compile(r"(?:以前|之前|小时候|曾经|过去)$")
+_PREGNANCY = [
+    (re.compile(r"(?:没有|没|不是|并没有)(?:怀孕|孕妇)|未孕"), "not_pregnant"),
+    (re.compile(r"哺乳|喂奶|母乳喂养|喂母乳"), "breastfeeding"),
+    (
+        re.compile(
+            rf"怀孕(?:了|中)?(?:{_ZH_NUM}|半)?(?:个)?(?:多)?(?:周|月|星期)?|孕{_ZH_NUM}周|孕(?:早|中|晚)期|孕妇"
+            r"|有身孕|怀上了|怀了(?:宝宝|孩子|二胎|老二)"
+        ),
+        "pregnant",
+    ),
+]
+_PREGNANCY_SKIP = re.compile(r"备孕|怀孕(?:的时候|时|期间|以前|之前)|想怀孕|打算怀孕|计划怀孕|流产|生完|产后")
+
+
+def _demographics(s: Sentence, ctx: Context) -> list[Draft]:
+    found = (_age(s, ctx), _height(s), _weight(s), _sex(s), _pregnancy(s), _city(s))
+    return [d for d in found if d is not None]
+
+
+def _demo(s: Sentence, a: int, b: int, name: str, hint: str, attributes: dict) -> Draft | None:
+    """The user's own value, stated as a fact; "我家住在北京" is the user's city too."""
+    who = _who(s, a)
+    if not (who.kind == "self" or (hint == "city" and who.kind == "family")) or _hypothetical(s, a):
+        return None
+    span = _span(s, a, b)
+    if span[1] - span[0] < 2:
+        span = _trimmed(s, 0, len(s.text))  # "女，35岁": a lone "女" quotes the whole profile
+    return Draft(
+        Section.DEMOGRAPHICS,
+        span,
+        name=name,
+        hint=hint,
+        status=FactStatus.PRESENT,
+        attributes=attributes,
+    )
+
+
+def _age(s: Sentence, ctx: Context) -> Draft | None:
+    m = _BIRTH.search(s.low)
+    if m:
+        year = int(m.group("y") or m.group("y2"))
+        return _demo(s, m.start(), m.end(), s.text[m.start() : m.end()], "birth_year", {"birth_year": year})
+    if ctx.today is None:
+        return None  # an age means nothing without the day it was said
+    for m in _AGE.finditer(s.low):
+        c_start, c_end = s.clause(m.start())
+        said = m.group("lead") or m.group("tail") or "我" in s.low[c_start : m.start()]
+        alone = s.low[c_start:c_end].strip(_PUNCT) == s.low[m.start("n") : m.end()]  # "女，35岁"
+        if not (said or alone) or _who(s, m.start()).kind != "self":
+            continue
+        age = zh_number(m.group("n"))
+        if age is not None and 1 <= age <= 120:
+            name = s.text[m.start("n") : m.end()]
+            return _demo(s, m.start(), m.end(), name, "birth_year", {"birth_year": ctx.today.year - age})
+    return None
+
+
+def _height(s: Sentence) -> Draft | None:
+    for pattern in _HEIGHT:
+        m = pattern.search(s.low)
+        if not m:
+            continue
+        groups = m.groupdict()
+        if groups.get("m"):
+            d1 = zh_number(m.group("d1")) or 0
+            d2 = zh_number(m.group("d2")) if m.group("d2") else 0
+            cm = 100.0 + d1 * 10 + (d2 or 0)
+        else:
+            value = float(m.group("v"))
+            cm = value * 100 if value < 3 else value
+        if 50 <= cm <= 250:
+            return _demo(
+                s, m.start(), m.end(), s.text[m.start() : m.end()], "height_cm", {"height_cm": round(cm, 1)}
+            )
+    return None
+
+
+def _weight(s: Sentence) -> Draft | None:
+    for m in _WEIGHT.finditer(s.low):
+        if not m.group("lead") and _WEIGHT_CHANGE.search(s.low[max(0, m.start() - 3) : m.start()]):
+            continue  # "瘦了5公斤" is a change, not the weight
+        value = float(m.group("v")) if m.group("v")[0].isdigit() else float(zh_number(m.group("v")) or 0)
+        if m.group("u") == "斤":
+            value /= 2  # 1 斤 is half a kilogram
+        if 20 <= value <= 350:
+            return _demo(
+                s,
+                m.start(),
+                m.end(),
+                s.text[m.start("v") : m.end()],
+                "weight_kg",
+                {"weight_kg": round(value, 1)},
+            )
+    return None
+
+
+def _sex(s: Sentence) -> Draft | None:
+    values = {"女": "female", "男": "male"}
+    for pattern in _SEX:
+        m = pattern.search(s.low)
+        if m:
+            return _demo(
+                s, m.start(), m.end(), s.text[m.start() : m.end()], "sex", {"sex": values[m.group("sex")]}
+            )
+    for start, end in _clauses(s):  # a profile written as "女，35岁，北京"
+        a, b = _trimmed(s, start, end)
+        m = _SEX_ALONE.fullmatch(s.low, a, b)
+        if m:
+            return _demo(s, a, b, s.text[a:b], "sex", {"sex": values[m.group("sex")]})
+    return None
+
+
+def _trimmed(s: Sentence, start: int, end: int) -> tuple[int, int]:
+    while start < end and s.text[start] in _PUNCT:
+        start += 1
+    while end > start and s.text[end - 1] in _PUNCT:
+        end -= 1
+    return start, end
+
+
+def _clauses(s: Sentence) -> list[tuple[int, int]]:
+    out, pos = [], 0
+    while pos < len(s.text):
+        start, end = s.clause(pos)
+        out.append((start, end))
+        pos = max(end + 1, pos + 1)
+    return out
+
+
+def _city(s: Sentence) -> Draft | None:
+    m = _CITY.search(s.low)
+    if not m or _CITY_PAST.search(s.low[s.clause(m.start())[0] : m.start()]):
+        return None
+    city = s.text[m.start("city") : m.end("city")]
+    return _demo(s, m.start(), m.end(), city, "city", {"city": city})
+
+
+def _pregnancy(s: Sentence) -> Draft | None:
+    if _PREGNANCY_SKIP.search(s.low):
+        return None
+    for pattern, value in _PREGNANCY:
+        m = pattern.search(s.low)
+        if m:
+            return _demo(
+                s, m.start(), m.end(), s.text[m.start() : m.end()], "pregnancy", {"pregnancy": value}
+            )
+    return None
+
+
+# --- lifestyle ----------------------------------------------------------------------------------
+_SMOKE = r"(?:抽|吸)烟"
+_SMOKING = [
+    (
+        re.compile(
+            rf"(?:已经|早就|早已|已)戒(?:了)?烟|戒了烟|戒烟(?:[^，。]{{0,6}})?了|烟(?:已经|早就)?戒了|不(?:再)?{_SMOKE}了"
+            rf"|(?:以前|之前|曾经|过去)(?:也)?(?:抽|吸)(?:过)?烟|戒烟(?:{_ZH_NUM}|半)(?:个)?(?:多)?(?:年|月)"
+        ),
+        FactStatus.STOPPED,
+    ),
+    (
+        re.compile(
+            rf"(?:从来|从)?不{_SMOKE}|从来没(?:有)?(?:抽|吸)过烟|没(?:有)?(?:抽|吸)过烟|烟(?:也|都)?不(?:抽|吸)|烟酒不沾|不烟不酒"
+        ),
+        FactStatus.ABSENT,
+    ),
+    (re.compile(rf"{_SMOKE}|(?:抽|吸)[^，。不没]{{1,4}}?烟|烟民|烟瘾"), FactStatus.PRESENT),
+]
+_SMOKE_AMOUNT = re.compile(
+    rf"(?P<half>半)包|(?P<packs>{_ZH_NUM})包|(?P<n>{_ZH_NUM})(?:根|支)(?:烟)?|(?P<vape>电子烟)"
+)
+_DRINK = r"(?:喝|饮)(?:点)?(?:啤|白|红|葡萄|黄)?酒"
+_ALCOHOL = [
+    (
+        re.compile(
+            rf"(?:已经|早就)?戒(?:了)?酒|酒(?:已经|早就)?戒了|不(?:再)?{_DRINK}了|不再{_DRINK}|(?:以前|之前|曾经)(?:也)?{_DRINK}"
+        ),
+        FactStatus.STOPPED,
+    ),
+    (
+        re.compile(
+            rf"(?:从来|从)?不{_DRINK}|滴酒不沾|烟酒不沾|不烟不酒|酒(?:也|都)?不喝|从来不喝|没(?:有)?喝过酒"
+        ),
+        FactStatus.ABSENT,
+    ),
+    (re.compile(rf"{_DRINK}|酗酒|酒量"), FactStatus.PRESENT),
+]
+_ALCOHOL_HOW = [
+    (re.compile(r"周末"), "weekends"),
+    (re.compile(r"每天|天天|每晚"), "daily"),
+    (re.compile(r"偶尔|有时|很少|应酬|聚会|节日"), "occasionally"),
+    (re.compile(r"经常|常常|很多|大量|酗酒"), "regularly"),
+]
+_DIET = [
+    (
+        re.compile(r"(?:不再|不)(?:吃素|素食)了|(?:以前|之前|曾经)(?:吃素|素食)|开始吃肉了?"),
+        FactStatus.STOPPED,
+        "vegetarian",
+    ),
+    (re.compile(r"纯素|严格素食|全素|不吃任何动物(?:性)?(?:食品|产品)"), FactStatus.PRESENT, "vegan"),
+    (re.compile(r"吃素|素食|不吃肉"), FactStatus.PRESENT, "vegetarian"),
+    (re.compile(r"不吃猪肉"), FactStatus.PRESENT, "no pork"),
+    (re.compile(r"清真"), FactStatus.PRESENT, "halal"),
+    (re.compile(r"生酮"), FactStatus.PRESENT, "keto"),
+    (re.compile(r"无麸质|不吃麸质"), FactStatus.PRESENT, "gluten-free"),
+    (re.compile(r"轻断食|间歇性断食"), FactStatus.PRESENT, "intermittent fasting"),
+]
+_ACTIVITY = [
+    (re.compile(r"(?:不|很少|从不|没有?)(?:运动|锻炼|健身)"), FactStatus.ABSENT, "none"),
+    (re.compile(r"跑步|慢跑|夜跑|晨跑"), FactStatus.PRESENT, "running"),
+    (re.compile(r"游泳"), FactStatus.PRESENT, "swimming"),
+    (re.compile(r"瑜伽"), FactStatus.PRESENT, "yoga"),
+    (re.compile(r"健身房|健身|撸铁|举铁"), FactStatus.PRESENT, "gym"),
+    (re.compile(r"锻炼|运动"), FactStatus.PRESENT, "exercise"),
+]
+_PER_WEEK = re.compile(r"(?:每周|一周|每星期|每个星期|一个星期)[^，。]{0,4}?(\d|[一两二三四五六七])次")
+
+
+def _lifestyle(s: Sentence, ctx: Context) -> list[Draft]:
+    return _smoking(s, ctx) + _alcohol(s) + _diet(s) + _activity(s)
+
+
+def _habit(s: Sentence, a: int, b: int, hint: str, status: FactStatus, value: str, **dates) -> list[Draft]:
+    """The user's own habit, stated as a fact ("吃头孢不能喝酒" is advice, not a habit)."""
+    if not _is_self(s, a) or _hypothetical(s, a) or _MED_BLOCK.search(s.low[s.clause(a)[0] : a + 2]):
+        return []
+    return [
+        Draft(
+            Section.LIFESTYLE,
+            _span(s, a, b),
+            name=s.text[a:b],
+            hint=hint,
+            status=status,
+            attributes={"value": value},
+            **dates,
+        )
+    ]
+
+
+def _smoking(s: Sentence, ctx: Context) -> list[Draft]:
+    if "二手烟" in s.low:
+        return []
+    for pattern, status in _SMOKING:
+        m = pattern.search(s.low)
+        if not m:
+            continue
+        end, value = m.end(), "yes"
+        if status is FactStatus.PRESENT:
+            c_start = s.clause(m.start())[0]
+            c_end = min(len(s.text), m.end() + 12)  # "我抽烟，一天一包": the amount may follow a comma
+            amount = _SMOKE_AMOUNT.search(s.low, c_start, c_end)
+            if amount:
+                end = max(end, amount.end())
+                value = _smoke_value(amount)
+            elif re.search(r"偶尔|有时", s.low[c_start:c_end]):
+                value = "occasionally"
+            start = min(m.start(), amount.start() if amount else m.start())
+            return _habit(s, start, end, "smoking", status, value)
+        if status is FactStatus.STOPPED:
+            when = _year_of(s.low, ctx.today)
+            return _habit(s, m.start(), end, "smoking", status, "former smoker", valid_to=when)
+        return _habit(s, m.start(), end, "smoking", status, "no")
+    return []
+
+
+def _smoke_value(m: re.Match[str]) -> str:
+    if m.group("vape"):
+        return "e-cigarettes"
+    if m.group("half"):
+        return "half a pack a day"
+    if m.group("packs"):
+        n = zh_number(m.group("packs"))
+        return "pack a day" if n == 1 else f"{n} packs a day"
+    return f"{zh_number(m.group('n'))} cigarettes a day"
+
+
+def _alcohol(s: Sentence) -> list[Draft]:
+    for pattern, status in _ALCOHOL:
+        m = pattern.search(s.low)
+        if m:
+            how = (
+                next((v for p, v in _ALCOHOL_HOW if p.search(s.low)), None)
+                if status is FactStatus.PRESENT
+                else None
+            )
+            value = how or ("yes" if status is FactStatus.PRESENT else "no")
+            return _habit(s, m.start(), m.end(), "alcohol", status, value)
+    return []
+
+
+def _diet(s: Sentence) -> list[Draft]:
+    for pattern, status, value in _DIET:
+        m = pattern.search(s.low)
+        if m:
+            if status is FactStatus.PRESENT and value == "vegetarian" and _negated(s, m.start(), window=1):
+                status = FactStatus.ABSENT  # "我不吃素"
+            return _habit(s, m.start(), m.end(), "diet", status, value)
+    return []
+
+
+def _activity(s: Sentence) -> list[Draft]:
+    for pattern, status, value in _ACTIVITY:
+        m = pattern.search(s.low)
+        if m:
+            per_week = _PER_WEEK.search(s.low)
+            if per_week and status is FactStatus.PRESENT:
+                value = f"{value}, {zh_number(per_week.group(1))} times a week"
+            return _habit(s, m.start(), m.end(), "physical_activity", status, value)
     return []

@@ -164,7 +164,7 @@ class RuleExtractor:
                 continue
             found = [d for rule in rules for d in rule.extract(sentence, ctx)]
             if not any(d.section is Section.MEDICATIONS for d in found):
-                found += followups.extract(sentence, ctx)
+                found += followups.extract(sentence, ctx)  # a change the drug rules could not place
             if retraction:
                 taken_back = [d for d in found if d.span[1] <= retraction.start()]
                 for d in taken_back or (previous if not found or taken_back else []):
@@ -178,8 +178,9 @@ class RuleExtractor:
             drafts += [(d, sentence, correction, remember) for d in found]
             previous = found or previous
             mentioned = list(RELATIVE.finditer(sentence.low))
-            if mentioned:
-                relative = RELATIVE_BY_WORD[mentioned[-1].group(0)]
+            named = RELATIVE_BY_WORD[mentioned[-1].group(0)] if mentioned else chinese.relative_named(sentence)
+            if named is not None:
+                relative = named
                 ctx = replace(ctx, relative_in_focus=relative)
         return drafts, relative
 

@@ -17,6 +17,7 @@ from .medication_details import details, dose_near
 from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 SECTIONS = frozenset({Section.MEDICATIONS})
+_CJK = re.compile(r"[\u3400-\u9fff]")
 _DRUG = ("drug",)
 _OTHER_KINDS = ("allergen", "lifestyle", "condition", "symptom")
 
@@ -120,6 +121,8 @@ class _Cue:
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    if _CJK.search(s.text):
+        return []  # Chinese is read by rules/chinese.py
     cues = _cues(s)
     drugs = _drugs(s, cues)
     drafts: list[Draft] = []

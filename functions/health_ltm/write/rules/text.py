@@ -146,7 +146,7 @@ RETRACTION = rx(
 REMEMBER = rx(
     r"\bзапомни(?:те)?\b|\bне\s+забудь(?:те)?\b|\bучти(?:те)?\b|\bимей(?:те)?\s+в\s+виду\b"
     r"|(?:^|[.!?]\s*)(?:please\s+)?remember\b(?!\s+(?:if|whether|when))|\bplease\s+remember\b"
-    r"|\bkeep\s+in\s+mind\b|\bnote\s+that\b"
+    r"|\bkeep\s+in\s+mind\b|\bnote\s+that\b|记住|别忘了|记一下"
 )
 HYPOTHETICAL = rx(
     r"\b(?:можно|стоит|нужно|надо|нельзя)\s+ли\b|\bесли\b|\bхочу\b|\bхотел(?:а|и)?\s+бы\b|\bпланирую\b"
