@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 from ...domain.sections import FactStatus, Section
+from .chinese import about_the_user
 from .dates import find_date
 from .medication_details import DOSE, _dose_match
-from .chinese import about_the_user
 from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
