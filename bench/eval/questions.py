@@ -6,6 +6,13 @@ macro), exact-set accuracy, per language and per split ("dev": the set the lexic
 found on; "heldout": written afterwards and never used to change the classifier), history-intent
 accuracy, and the overlap with the classifier's exemplars and unit tests (must be none).
 No model is involved: both columns of the report run the same local classifier.
+
+Needs labels (data/questions_needs.jsonl, issue 12): each question is labelled with the sections
+an answer actually needs, written from the text and not from the class map; safety sections a
+drug or treatment question may carry without needing them are listed as ``tolerated``. Recall is
+over the needs; precision is reported both ways: "counted" (a tolerated section chosen but not
+needed is an extra like any other) and "tolerated" (it is not counted at all). Reported per split
+and language; "heldout" was measured once, after the classifier data were tuned on "dev".
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 from .common import MAX_EXAMPLES, REPO_ROOT, Tally, limited, load_jsonl, ratio
 
 LEVEL = "questions"
+NEEDS_FILE = "questions_needs.jsonl"
 MODEL_INDEPENDENT = True
 
 
@@ -88,6 +96,7 @@ def run(config=None, *, limit: int | None = None) -> dict[str, Any]:
                 }
             )
     total = per_section.total()
+    needs = needs_figures(classifier, limit=limit)
     return {
         "summary": {
             "questions": len(rows),
@@ -100,7 +109,9 @@ def run(config=None, *, limit: int | None = None) -> dict[str, Any]:
             "history_intent_accuracy": ratio(history_right, len(rows)),
             "no_section_questions_right": f"{none_right}/{none_total}",
             "multi_topic_all_required_found": f"{multi_right}/{multi_total}",
+            **needs_summary(needs),
         },
+        "needs": needs,
         "per_section": per_section.table(order),
         "per_language": {
             lang: {**tally.total(), "exact": ratio(*exact[f"lang:{lang}"]), "n": exact[f"lang:{lang}"][1]}
@@ -118,3 +129,99 @@ def run(config=None, *, limit: int | None = None) -> dict[str, Any]:
         "data_version": classifier.data.version,
         "failures": failures,
     }
+
+
+# ------------------------------------------------------------------ needs labels (issue 12)
+class _NeedsTally:
+    """Micro counts over questions: needed sections found, chosen, chosen minus tolerated."""
+
+    __slots__ = ("chosen", "chosen_not_tolerated", "empty_right", "empty_total", "found", "n", "needed")
+
+    def __init__(self) -> None:
+        self.n = self.found = self.needed = self.chosen = self.chosen_not_tolerated = 0
+        self.empty_right = self.empty_total = 0
+
+    def add(self, got: set[str], needs: set[str], tolerated: set[str]) -> None:
+        self.n += 1
+        self.found += len(got & needs)
+        self.needed += len(needs)
+        self.chosen += len(got)
+        self.chosen_not_tolerated += len(got - (tolerated - needs))
+        if not needs:
+            self.empty_total += 1
+            self.empty_right += not got
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "recall": ratio(self.found, self.needed),
+            "precision_counted": ratio(self.found, self.chosen),
+            "precision_tolerated": ratio(self.found, self.chosen_not_tolerated),
+            "sections_chosen_per_question": ratio(self.chosen, self.n),
+            "sections_needed_per_question": ratio(self.needed, self.n),
+            "no_section_questions_right": f"{self.empty_right}/{self.empty_total}",
+        }
+
+
+def needs_figures(classifier=None, *, limit: int | None = None, rows=None) -> dict[str, Any]:
+    """Recall and precision of the classifier's sections against the needs labels."""
+    if classifier is None:
+        from health_ltm.read.classify import QueryClassifier
+
+        classifier = QueryClassifier()
+    rows = limited(load_jsonl(NEEDS_FILE), limit) if rows is None else rows
+    groups: dict[str, _NeedsTally] = {}
+    per_section = Tally()
+    per_kind: dict[str, _NeedsTally] = {}
+    failures: list[dict[str, Any]] = []
+    for row in rows:
+        result = classifier.classify(row["query"], row.get("recent", []))
+        got = {s.value for s in result.sections}
+        needs, tolerated = set(row["needs"]), set(row.get("tolerated", []))
+        split, lang = row["split"], row["lang"]
+        for key in ("all", split, f"{split}:{lang}", f"lang:{lang}"):
+            groups.setdefault(key, _NeedsTally()).add(got, needs, tolerated)
+        for tag in row.get("tags", []):
+            per_kind.setdefault(f"{split}:{tag}", _NeedsTally()).add(got, needs, tolerated)
+        if split == "dev":
+            for section in got | needs:
+                per_section.add(section, got & {section} - (tolerated - needs), needs & {section})
+        missing, extra = needs - got, got - needs - tolerated
+        if (missing or extra) and len(failures) < 3 * MAX_EXAMPLES:
+            failures.append(
+                {
+                    "id": row["id"],
+                    "split": split,
+                    "query": row["query"],
+                    "classes": result.classes,
+                    "missing": sorted(missing),
+                    "extra": sorted(extra),
+                    "tolerated_extra": sorted(got & tolerated - needs),
+                }
+            )
+    return {
+        "file": NEEDS_FILE,
+        "questions": len(rows),
+        "groups": {key: tally.figures() for key, tally in sorted(groups.items())},
+        "per_tag": {key: tally.figures() for key, tally in sorted(per_kind.items())},
+        "per_section_dev_tolerated": per_section.table(sorted(per_section.counts)),
+        "overlap": overlap(rows),
+        "failures": failures,
+    }
+
+
+def _line(figures: dict[str, Any]) -> str:
+    return (
+        f"R {figures['recall']} · P {figures['precision_counted']} · "
+        f"P(tolerated) {figures['precision_tolerated']} · "
+        f"{figures['sections_chosen_per_question']} chosen / {figures['sections_needed_per_question']} "
+        f"needed per question · n {figures['n']}"
+    )
+
+
+def needs_summary(needs: dict[str, Any]) -> dict[str, str]:
+    """One line per split and per split and language, for the report's summary table."""
+    groups = needs["groups"]
+    keys = [k for k in ("dev", "heldout") if k in groups]
+    keys += sorted(k for k in groups if ":" in k and not k.startswith("lang:"))
+    return {f"needs {key.replace(':', ' ')}": _line(groups[key]) for key in keys}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -29,6 +30,27 @@ class Settings(BaseSettings):
     embedding_model: str = Field(default="text-embedding-3-small", alias="LTM_EMBEDDING_MODEL")
     llm_timeout_s: float = Field(default=20.0, alias="LTM_LLM_TIMEOUT_S")
     llm_max_retries: int = Field(default=2, alias="LTM_LLM_MAX_RETRIES")
+    # How the model is held to a JSON schema (adapters/openai_llm.py): "json_schema" (strict
+    # structured outputs: OpenAI, vLLM), "json_object" (JSON mode with the schema in the prompt and
+    # in response_format.schema: llama.cpp, Ollama), "tools" (one forced function call), or "auto"
+    # (json_schema first; on a 4xx refusal of the mode, the next one, remembered per endpoint and
+    # model for the container's life). Every mode ends in the same pydantic validation.
+    structured_output: Literal["json_schema", "json_object", "tools", "auto"] = Field(
+        default="json_schema", alias="LTM_STRUCTURED_OUTPUT"
+    )
+    # POST /v1/chat's model budget: per attempt, and attempts after the first. Their product plus
+    # the SDK's backoff stays below the api function timeout, itself below API Gateway's 29 s, so a
+    # slow model is our 504, not a gateway 502 (infra/components/functions.py checks the sum).
+    chat_timeout_s: float = Field(default=9.0, gt=0, le=25, alias="LTM_CHAT_TIMEOUT_S")
+    chat_max_retries: int = Field(default=1, ge=0, le=3, alias="LTM_CHAT_MAX_RETRIES")
+    # The read path's query classifier: "local" (lexicon + nearest exemplar, no network; the
+    # default) or "model" (adapters/openai_query_classifier.py, needs a configured model; within
+    # its own time budget, and the local answer stands on any model error).
+    query_classifier: Literal["local", "model"] = Field(default="local", alias="LTM_QUERY_CLASSIFIER")
+    query_classifier_model: str = Field(default="gpt-4.1-mini", alias="LTM_QUERY_CLASSIFIER_MODEL")
+    query_classifier_timeout_s: float = Field(
+        default=1.5, gt=0, le=30, alias="LTM_QUERY_CLASSIFIER_TIMEOUT_S"
+    )
     # Limits of POST /v1/fragments.
     max_messages: int = Field(default=40, alias="LTM_MAX_MESSAGES")
     max_message_chars: int = Field(default=4000, alias="LTM_MAX_MESSAGE_CHARS")
@@ -43,6 +65,12 @@ class Settings(BaseSettings):
     chat_idle_minutes: float = Field(default=30.0, gt=0, alias="LTM_CHAT_IDLE_MINUTES")
     chat_history_turns: int = Field(default=12, ge=0, le=40, alias="LTM_CHAT_HISTORY_TURNS")
     chat_context_tokens: int = Field(default=600, ge=50, le=4000, alias="LTM_CHAT_CONTEXT_TOKENS")
+
+    @property
+    def chat_budget_s(self) -> float:
+        """The longest POST /v1/chat waits for the model: every attempt plus the SDK's backoff
+        between them (openai's first retries wait well under 2 s each)."""
+        return self.chat_timeout_s * (self.chat_max_retries + 1) + 2.0 * self.chat_max_retries
 
     @property
     def model_configured(self) -> bool:

@@ -102,8 +102,17 @@ def episode_stats():
 
 
 def query_classifier():
+    """The read path's query classifier: the local one (default), or the model one when
+    LTM_QUERY_CLASSIFIER=model and a model is configured (it falls back to the local one on any
+    model error, within its own time budget)."""
     from .read.classify import get_classifier  # one cached classifier for the whole process
 
+    settings = get_settings()
+    if settings.query_classifier == "model" and settings.model_configured:
+        # Not cached: cheap to build (the local classifier and the OpenAI client are cached).
+        from .adapters.openai_query_classifier import OpenAIQueryClassifier
+
+        return OpenAIQueryClassifier(settings)
     return get_classifier()
 
 

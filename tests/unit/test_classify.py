@@ -34,8 +34,10 @@ def sections_of(classifier: QueryClassifier, query: str, recent: tuple[str, ...]
 
 
 def test_painkiller_for_a_headache_takes_medications_allergies_conditions_and_symptoms(classifier):
+    # A drug question carries demographics (pregnancy, breastfeeding, age, weight); a symptom
+    # question the diagnoses the symptom may belong to (issue 12, data/README.md "needs").
     result = classifier.classify("Можно ли мне ибупрофен от головной боли?")
-    assert result.sections == [M, SY, CC, AL]
+    assert result.sections == [M, SY, RD, CC, DE, AL]
     assert result.history_intent is False
 
 
@@ -69,7 +71,7 @@ LABELLED: list[tuple[str, set[Section], set[Section]]] = [
     ("У меня болит живот уже второй день", {SY}, {VA, FH}),
     ("Третий день температура 38, что делать?", {SY}, {VA, FH}),
     ("Кружится голова, когда встаю", {SY}, {VA, FH}),
-    ("Что мне можно есть при гастрите?", {LI, AL, CC, RD}, {VA}),
+    ("Что мне можно есть при гастрите?", {LI, AL, CC}, {VA, SU, FH}),  # gastritis is a chronic condition
     ("Посоветуй рецепт ужина без глютена", {LI, AL}, {VA, SU, IN}),
     ("Сколько калорий мне нужно в день?", {LI}, {VA}),
     ("У меня есть аллергия на что-нибудь?", {AL}, {VA, SU, FH, IN}),
@@ -286,7 +288,7 @@ def test_embedding_decides_when_the_lexicon_is_silent(classifier):
 
 
 def test_result_names_the_data_version(classifier):
-    assert classifier.classify("Hi").data_version == "2026-11-29.3"
+    assert classifier.classify("Hi").data_version == "2026-12-01.1"
 
 
 # --- stability --------------------------------------------------------------------------------
@@ -314,7 +316,7 @@ def test_any_text_classifies_deterministically_into_known_sections(query, recent
 
 def test_data_file_is_versioned_and_every_class_is_multilingual():
     data = load_query_classes()
-    assert data.version == "2026-11-29.3"
+    assert data.version == "2026-12-01.1"
     for name, spec in data.classes.items():
         assert spec.exemplars.ru and spec.exemplars.en and spec.exemplars.zh, name
         assert spec.terms.ru and spec.terms.en and spec.terms.zh, name
@@ -361,3 +363,169 @@ def test_lexicon_stems_exact_words_phrases_and_cjk():
 def test_lexicon_folds_yo_and_case():
     lexicon = Lexicon([("отёк", "swelling", 1.0)])
     assert lexicon.match("ОТЕКИ на ногах") == {"swelling": 1.0}
+
+
+# --- needs (issue 12): what an answer needs, not what the memory may hold ---------------------
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Не вредно ли запивать аторвастатин грейпфрутовым соком?",
+        "Is grapefruit juice a problem with atorvastatin?",
+        "吃他汀的时候能喝西柚汁吗？",
+        "Омепразол пить натощак или после еды?",
+    ],
+)
+def test_a_drug_food_question_is_a_drug_question_not_smalltalk_or_a_menu(classifier, query):
+    result = classifier.classify(query)
+    assert "drug_food_interaction" in result.classes
+    assert {M, AL, CC, DE} <= set(result.sections)
+    assert SMALLTALK not in result.classes and "nutrition_diet" not in result.classes
+
+
+def test_a_drink_next_to_no_drug_is_not_a_drug_food_question(classifier):
+    result = classifier.classify("Можно ли мне бокал вина на праздник?")
+    assert "drug_food_interaction" not in result.classes
+    assert M not in result.sections and LI in result.sections
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Можно ли мне МРТ, если в ноге металлическая пластина?",
+        "Is an MRI ok with my pacemaker?",
+        "我腿里有钢钉，能做核磁吗？",
+    ],
+)
+def test_mri_takes_surgeries_and_injuries_for_metal_implants(classifier, query):
+    got = sections_of(classifier, query)
+    assert {SU, IN} <= got
+    assert not {FH, VA, LI} & got
+
+
+@pytest.mark.parametrize(
+    "query", ["Можно ли рентген при беременности?", "Is a CT scan safe if I might be pregnant?"]
+)
+def test_x_ray_and_ct_take_demographics_for_pregnancy(classifier, query):
+    got = sections_of(classifier, query)
+    assert DE in got
+    assert not {FH, VA, IN} & got
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Сколько калорий мне нужно, чтобы похудеть?",
+        "How much protein should I eat a day?",
+        "我每天应该吃多少热量？",
+    ],
+)
+def test_energy_needs_take_demographics_and_lifestyle_not_allergies(classifier, query):
+    result = classifier.classify(query)
+    assert "energy_needs" in result.classes
+    assert {DE, LI} <= set(result.sections)
+    assert not {AL, VA, SU, FH} & set(result.sections)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Можно ли кормящей маме парацетамол?",
+        "Which antihistamine can I take while pregnant?",
+        "哺乳期能吃对乙酰氨基酚吗？",
+        "Какую дозу аспирина мне можно?",
+    ],
+)
+def test_every_drug_question_carries_demographics_where_pregnancy_lives(classifier, query):
+    assert {M, AL, CC, DE} <= sections_of(classifier, query)
+
+
+@pytest.mark.parametrize(
+    ("query", "only"),
+    [
+        ("Какие операции у меня были?", {SU}),
+        ("When was my last tetanus shot?", {VA}),
+        ("Были ли у меня переломы?", {IN}),
+        ("Who in my family had heart disease?", {FH}),
+        ("我以前做过什么手术来着？", {SU}),
+    ],
+)
+def test_a_look_up_takes_only_the_section_it_looks_up(classifier, query, only):
+    result = classifier.classify(query)
+    assert set(result.sections) == only
+    assert "lookup" in result.method
+
+
+def test_a_look_up_of_a_drug_never_drops_the_allergies(classifier):
+    assert {M, AL} <= sections_of(classifier, "Напомни, можно ли мне ибупрофен?")
+
+
+def test_a_look_up_beside_a_symptom_keeps_the_symptom_sections(classifier):
+    got = sections_of(classifier, "У меня были боли в груди вчера вечером")
+    assert {SY, CC, M} <= got
+
+
+@pytest.mark.parametrize(
+    "query", ["У сестры эпилепсия, мне это передастся?", "My grandmother had Alzheimer's, should I worry?"]
+)
+def test_a_relatives_disease_is_family_history_not_the_users_diagnosis(classifier, query):
+    result = classifier.classify(query)
+    assert "family_risk" in result.classes and "diagnosis_condition" not in result.classes
+    assert FH in result.sections and RD not in result.sections
+
+
+def test_surgery_preparation_takes_the_safety_sections_but_recovery_does_not(classifier):
+    assert {SU, M, AL, CC} <= sections_of(classifier, "Что сказать анестезиологу перед операцией?")
+    assert sections_of(classifier, "Когда снимут швы после удаления аппендицита?") == {SU}
+
+
+def test_a_symptom_question_takes_the_diagnoses_too(classifier):
+    assert sections_of(classifier, "Третий день ломит тело и знобит") == {SY, RD, CC, M}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "О чем мы с тобой говорили на той неделе?",
+        "What did we discuss this morning?",
+        "午安",
+        "Привет! Как настроение сегодня?",
+    ],
+)
+def test_recall_and_smalltalk_take_no_section(classifier, query):
+    assert sections_of(classifier, query) == set()
+
+
+def test_absorbs_and_requires_any_must_name_known_classes():
+    data = load_query_classes().model_dump(by_alias=True)
+    data["classes"]["energy_needs"]["absorbs"] = ["no_such_class"]
+    with pytest.raises(ValueError):
+        type(load_query_classes()).model_validate(data)
+    data["classes"]["energy_needs"]["absorbs"] = []
+    data["classes"]["drug_food_interaction"]["requires_any"] = ["drug_food_interaction"]
+    with pytest.raises(ValueError):
+        type(load_query_classes()).model_validate(data)
+
+
+def test_the_needs_labels_are_well_formed_multilingual_and_not_copied():
+    from bench.eval.common import load_jsonl
+    from bench.eval.questions import NEEDS_FILE, overlap
+
+    rows = load_jsonl(NEEDS_FILE)
+    assert len(rows) >= 180 and len({r["id"] for r in rows}) == len(rows)
+    langs = {lang: sum(r["lang"] == lang for r in rows) for lang in ("ru", "en", "zh")}
+    assert langs["ru"] >= 60 and langs["en"] >= 60 and langs["zh"] >= 40
+    assert 0.5 <= sum(r["split"] == "dev" for r in rows) / len(rows) <= 0.7
+    safety = {M.value, AL.value, CC.value}
+    for row in rows:
+        needs, tolerated = set(row["needs"]), set(row["tolerated"])
+        assert needs <= {s.value for s in Section} and not needs & tolerated, row["id"]
+        assert row["needs"] == [s.value for s in Section if s.value in needs], row["id"]
+        # only the safety sections ride along, only on a drug or treatment question, and
+        # demographics (pregnancy) only on a drug question
+        allowed = {"drug": safety | {DE.value}, "treatment": safety}.get(row["kind"], set())
+        assert tolerated <= allowed, row["id"]
+    tags = {t for r in rows for t in r["tags"]}
+    assert {"drug_food", "imaging", "energy", "pregnancy", "recall", "smalltalk"} <= tags
+    assert overlap(rows) == {"with_exemplars": 0, "with_unit_tests": 0}

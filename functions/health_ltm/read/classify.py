@@ -10,8 +10,15 @@ right statuses"). Steps, all driven by the reviewed data file ``data/query_class
    the lexicon missed only at a high similarity;
 3. a short or anaphoric follow-up ("а можно его с алкоголем?") also takes the classes the
    lexicon finds in the last few messages, the older the lighter;
-4. the sections are the union of the classes' sections in canonical order; a question that
-   still has no class gets the safety sections (``fallback``), smalltalk gets none.
+4. a class may stand only beside another (``requires_any``: "с вином" is a drug-drink question
+   only next to a drug) and may absorb classes it makes redundant (``absorbs``: a drug-food
+   question is not also a menu question, a relative's disease is family history rather than the
+   user's diagnosis, an imaging question is not a screening one; ``absorbs_weak``: only a class
+   that no term of its own selected);
+5. the sections are the union of the classes' sections in canonical order; a look-up question
+   ("какие операции у меня были", "when was my last tetanus shot", "我以前…") whose classes all
+   name ``lookup_sections`` takes only those (a record, not advice); a question that still has no
+   class gets the safety sections (``fallback``), smalltalk gets none.
 
 History intent ("раньше", "used to", "以前") is detected separately: it tells the status rules
 to return stopped and resolved facts too.
@@ -37,6 +44,7 @@ DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "query_classes.jso
 SMALLTALK = "smalltalk"
 _HISTORY = "@history"
 _FOLLOW_UP = "@follow_up"
+_LOOKUP = "@lookup"
 _MAX_QUERY_CHARS = 4000  # a question longer than a message limit says nothing more about its class
 
 
@@ -65,6 +73,15 @@ class QueryClassSpec(BaseModel):
     # A general question ("what do you know about me"): the compact profile summary, when it is
     # current, answers it better than every fact line.
     prefers_summary: bool = False
+    # Classes this one makes redundant when both are selected (their sections are not added);
+    # absorbs_weak: only when that class was selected without a full lexicon term of its own.
+    absorbs: tuple[str, ...] = ()
+    absorbs_weak: tuple[str, ...] = ()
+    # The class stands only beside one of these ("с вином" is a drug-drink question only next to a drug).
+    requires_any: tuple[str, ...] = ()
+    # What a look-up ("which X have I had", "when was my last X") of this class needs; None: a
+    # look-up of this class needs its usual sections.
+    lookup_sections: tuple[Section, ...] | None = None
     exemplars: _Languages
 
     @model_validator(mode="after")
@@ -109,6 +126,7 @@ class QueryClassesData(BaseModel):
     fallback: FallbackRules
     history_markers: _Languages
     follow_up_markers: _Languages
+    lookup_markers: _Languages = _Languages()
     classes: dict[str, QueryClassSpec]
 
     @model_validator(mode="after")
@@ -116,8 +134,9 @@ class QueryClassesData(BaseModel):
         if SMALLTALK not in self.classes:
             raise ValueError(f"the {SMALLTALK!r} class is required")
         for name, spec in self.classes.items():
-            if name.startswith("@") or not set(spec.boosted_by) <= set(self.classes):
-                raise ValueError(f"bad class name or boosted_by in {name!r}")
+            named = set(spec.boosted_by) | set(spec.absorbs) | set(spec.absorbs_weak) | set(spec.requires_any)
+            if name.startswith("@") or not named <= set(self.classes) - {name}:
+                raise ValueError(f"bad class name, or a bad class named in {name!r}")
         return self
 
 
@@ -166,9 +185,11 @@ class QueryClassifier:
         hits = self._lexicon.match(query)
         history = hits.pop(_HISTORY, 0.0) > 0
         follow_marker = hits.pop(_FOLLOW_UP, 0.0) > 0
+        lookup = hits.pop(_LOOKUP, 0.0) > 0
         chosen = {name for name, score in hits.items() if score >= 1.0}
         chosen |= {name for name in set(hits) - chosen if set(self.data.classes[name].boosted_by) & chosen}
         weak = set(hits) - chosen
+        full = set(chosen)  # selected by a term of their own (or a boosted weak one)
         methods = ["lexicon"] if chosen else []
 
         by_embedding = self._by_embedding(query, chosen, weak)
@@ -188,9 +209,16 @@ class QueryClassifier:
             history = history or recent_history
         if chosen - {SMALLTALK}:
             chosen.discard(SMALLTALK)  # "Привет! У меня болит голова" is a symptom question
+        chosen -= {name for name in chosen if not self._companion_present(name, chosen)}
+        absorbed = {other for name in chosen for other in self.data.classes[name].absorbs}
+        absorbed |= {other for name in chosen for other in self.data.classes[name].absorbs_weak} - full
+        chosen -= absorbed
 
         specs = [self.data.classes[name] for name in chosen]
         wanted = {section for spec in specs for section in spec.sections}
+        if lookup and specs and all(spec.lookup_sections is not None for spec in specs):
+            wanted = {section for spec in specs for section in spec.lookup_sections or ()}
+            methods.append("lookup")
         needs_episodes = any(spec.needs_episodes for spec in specs)
         if not chosen:
             methods.append("fallback")
@@ -205,6 +233,10 @@ class QueryClassifier:
             data_version=self.data.version,
             prefers_summary=bool(specs) and all(spec.prefers_summary for spec in specs),
         )
+
+    def _companion_present(self, name: str, chosen: set[str]) -> bool:
+        needed = self.data.classes[name].requires_any
+        return not needed or bool(chosen & set(needed))
 
     def similarities(self, text: str) -> dict[str, float]:
         """Cosine of the text to the nearest exemplar of each class."""
@@ -280,6 +312,7 @@ class QueryClassifier:
     def _lexicon_entries(self) -> list[tuple[str, str, float]]:
         entries = [(term, _HISTORY, 1.0) for term in self.data.history_markers.all()]
         entries += [(term, _FOLLOW_UP, 1.0) for term in self.data.follow_up_markers.all()]
+        entries += [(term, _LOOKUP, 1.0) for term in self.data.lookup_markers.all()]
         for name, spec in self.data.classes.items():
             entries += [(term, name, 1.0) for term in spec.terms.all()]
             entries += [(term, name, 0.5) for term in spec.weak_terms.all()]
