@@ -12,7 +12,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Pat
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from .. import wiring
-from ..domain.models import Message
+from ..domain.models import Message, PendingMention
 from ..domain.sections import Section, SectionStatus
 from ..read import profile
 from ..settings import get_settings
@@ -173,8 +173,15 @@ def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
         body.query, [m.text for m in body.recent_messages if m.role.value == "user"]
     )
     user_id, now = current_user_id(app), wiring.clock().now()
+    repository = wiring.repository()
+    unprocessed: list[PendingMention] = []
+    if body.session_id:  # that chat session's buffered turns: one GetItem, only when asked for
+        from ..chat.sessions import buffer_mentions
+
+        buffer = repository.get_session(user_id, body.session_id)
+        unprocessed = buffer_mentions(buffer) if buffer else []
     result = build_context(
-        wiring.repository(),
+        repository,
         classification,
         user_id,
         body.query,
@@ -183,6 +190,7 @@ def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
         vector_index=wiring.vector_index(),
         episode_timeout_s=settings.episode_timeout_s,
         now=now,
+        unprocessed=unprocessed,
     )
     wiring.episode_stats().record(user_id, result.episode_ids, now)  # batched: no write per read
     return ContextOut.model_validate(result, from_attributes=True)
@@ -260,7 +268,12 @@ def patch_fact(
 )
 def delete_fact(fact_id: FactId) -> Response[None]:
     profile.delete_fact(
-        wiring.repository(), wiring.clock(), wiring.id_factory(), current_user_id(app), fact_id
+        wiring.repository(),
+        wiring.clock(),
+        wiring.id_factory(),
+        current_user_id(app),
+        fact_id,
+        vectors=wiring.vector_index(),
     )
     return Response(status_code=204)
 

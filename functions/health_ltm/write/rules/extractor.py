@@ -178,7 +178,9 @@ class RuleExtractor:
             drafts += [(d, sentence, correction, remember) for d in found]
             previous = found or previous
             mentioned = list(RELATIVE.finditer(sentence.low))
-            named = RELATIVE_BY_WORD[mentioned[-1].group(0)] if mentioned else chinese.relative_named(sentence)
+            named = (
+                RELATIVE_BY_WORD[mentioned[-1].group(0)] if mentioned else chinese.relative_named(sentence)
+            )
             if named is not None:
                 relative = named
                 ctx = replace(ctx, relative_in_focus=relative)
