@@ -27,7 +27,17 @@ from .dates import parse_number
 from .medication_details import details
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
 from .objects import _VAGUE as VAGUE
-from .text import NEGATION, RELATIVE, RELATIVE_BY_WORD, Context, Draft, Sentence, rx, split_sentences
+from .text import (
+    NEGATION,
+    RELATIVE,
+    RELATIVE_BY_WORD,
+    Context,
+    Draft,
+    Sentence,
+    rx,
+    split_sentences,
+    third_party_before,
+)
 
 _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
     (
@@ -106,6 +116,13 @@ _OR_ANYTHING_ELSE = rx(
     r"\b(?:or|и|или)\s+(?:anything|something|any\s+others?|что-(?:то|нибудь|либо))\s+(?:else|ещё|еще|другое)\b"
     r"|或者?其他|等等"
 )
+_ABOUT_OTHERS = rx(
+    r"\b(?:any\s?one|any\s?body|some\s?one|some\s?body|household|people\s+around\s+you"
+    r"|your\s+(?:husband|wife|partner|kids?|children|son|daughter|friends?|roommates?|parents|mother|father|mom|dad))\b"
+    r"|\bкто-(?:нибудь|то|либо)\b|\bкто\s+из\b|\bваш\w*\s+(?:муж|жена|дети|ребен\w*)\b|家里有人|有人|你家人"
+)
+# "Has she been vomiting?", "Is his cough productive?": a question about someone else.
+_THIRD_PERSON = rx(r"\b(?:he|she|his|her|him|hers)\b|\b(?:он|она|его|её|ее|него|неё|нее|ему|ей)\b|他|她")
 _EXAMPLES = rx(r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像")
 _STILL = rx(r"\bstill\b|\bдо\s+сих\s+пор\b|\bвсё\s+ещё\b|\bвсе\s+еще\b|\bпо-прежнему\b|还在|仍然")
 # A topic the user opens with ("из лекарств —", "as for medications,", "药的话，").
@@ -174,6 +191,18 @@ def read_question(text: str) -> Question:
         if pattern.search(low) and (section, slot) not in seen:
             seen.add((section, slot))
             question.subjects.append(Subject(section, slot))
+    family_question = any(s.section is Section.FAMILY_HISTORY for s in question.subjects)
+    if family_question:
+        # "What is your family medical history?", "does alcoholism run in your family?": the
+        # family's conditions, never the user's own (nor a habit of the user's).
+        question.subjects = [
+            s
+            for s in question.subjects
+            if s.section not in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.LIFESTYLE)
+        ]
+    if _ABOUT_OTHERS.search(low) or _THIRD_PERSON.search(low):
+        # "Is anyone in the household a smoker?": not the user; family history keeps its own reading.
+        question.subjects = [s for s in question.subjects if s.section is Section.FAMILY_HISTORY]
     if any(s.section is Section.ALLERGIES for s in question.subjects):
         # "Allergies to medicines?": the drugs are allergens, the question is not about medications.
         question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
@@ -192,6 +221,8 @@ def read_question(text: str) -> Question:
         terms = find_terms((kind,), asked)
         if not terms:
             continue
+        if kind in ("allergen", "vaccine", "surgery") and not any(s.section is section for s in question.subjects):
+            continue  # "What is wrong with your back, honey?", "Any history of tuberculosis?"
         if kind == "drug" and any(s.section is Section.ALLERGIES for s in question.subjects):
             section = Section.ALLERGIES  # "Are you allergic to penicillin?"
         if kind == "condition" and family:
@@ -213,7 +244,12 @@ def read_question(text: str) -> Question:
 
 
 def extract(
-    question_text: str, answer: str, ctx: Context, already: frozenset[Section], topic_from_user: bool = False
+    question_text: str,
+    answer: str,
+    ctx: Context,
+    already: frozenset[Section],
+    topic_from_user: bool = False,
+    carried: bool = False,
 ) -> list[Draft]:
     """Drafts for what ``answer`` says about ``question_text``'s subject.
 
@@ -229,6 +265,8 @@ def extract(
         if content_drafts:
             return [d for d in content_drafts if d.section not in already]
     drafts: list[Draft] = []
+    if carried and shape is not AnswerShape.CONTENT:
+        return []  # a yes or no to a follow-up ("And you get infections too?") is about its own words
     if shape is AnswerShape.CONTENT:
         drafts = _content(question, answer, 0, ctx)
     elif shape is AnswerShape.NO:
@@ -303,6 +341,19 @@ def restated(question_text: str) -> str | None:
     for pattern, replacement in _SECOND_PERSON:
         text = pattern.sub(replacement, text)
     return text if text.strip() else None
+
+
+_FOLLOW_UP = rx(
+    r"\b(?:names?|which|what\s+(?:kind|type|dose|else)|how\s+(?:often|much|many)|anything\s+else|any\s+others?"
+    r"|the\s+names?|them|those|it)\b|\b(?:какие|какой|какое|как\s+часто|сколько|что\s+ещё|что\s+еще|названи\w*)\b"
+    r"|哪些|哪个|什么|多少|还有"
+)
+
+
+def follows_up(question_text: str) -> bool:
+    """A short question that leans on the previous one ("Do you know their names?", "Which one?")."""
+    asked = last_question(question_text)
+    return len(asked.split()) <= 8 and bool(_FOLLOW_UP.search(fold(asked)))
 
 
 def user_topic(text: str) -> tuple[str, int] | None:
@@ -388,6 +439,8 @@ def _unsure(question: Question, answer: str) -> list[Draft]:
 def _affirmed(question: Question, answer: str, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     for subject in question.subjects:
+        if len(subject.terms) > 1:
+            continue  # "Any fever, nausea or vomiting?" / "Yes": which of them is not said
         if subject.terms:
             drafts += _terms_with_status(subject, answer, negative=False, question_text=question.text)
         elif subject.slot == "pregnancy":
@@ -508,6 +561,8 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
         if any(NEGATION.fullmatch(w.strip(",.")) for w in before):
             continue  # "not penicillin"
         target = section
+        if target is not Section.FAMILY_HISTORY and _someone_else(text, a):
+            continue  # "My mother has high blood pressure": not the user's own
         if term is not None and section is Section.CHRONIC_CONDITIONS and not term.entry.extra.get("chronic"):
             target = Section.REPORTED_DIAGNOSES
         if section is Section.ALLERGIES and _REACTION_WORDS.search(low[a:b]):
@@ -548,6 +603,23 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             )
         )
     return drafts
+
+
+def _someone_else(text: str, pos: int) -> bool:
+    """The words at ``pos`` of an answer are about someone other than the user."""
+    offset = 0
+    for sentence in split_sentences(text):
+        start = text.find(sentence.text, offset)
+        if start < 0:
+            break
+        offset = start + len(sentence.text)
+        if start <= pos < offset:
+            local = pos - start
+            clause_start, _ = sentence.clause(local)
+            return third_party_before(sentence, local) or bool(
+                RELATIVE.search(sentence.low, clause_start, local)
+            )
+    return False
 
 
 def _own_details(attributes: dict, low: str, end: int, next_start: int) -> dict:

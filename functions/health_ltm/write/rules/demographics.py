@@ -128,7 +128,7 @@ _PAST_PREGNANCY = rx(r"\bбыл[аи]?\s+беременн|\bwas\s+pregnant\b|\b�
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     found = (_age(s, ctx), _sex(s), _height(s), _weight(s), _city(s), _pregnancy(s, ctx))
     drafts = [d for d in found if d is not None]
-    return [d for d in drafts if not third_party_before(s, d.span[0]) and not hypothetical(s, d.span[0])]
+    return [d for d in drafts if not third_party_before(s, d.span[1] - 1) and not hypothetical(s, d.span[0])]
 
 
 def _draft(s: Sentence, m: re.Match[str], group: str, hint: str, attributes: dict) -> Draft:

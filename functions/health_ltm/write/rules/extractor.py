@@ -72,11 +72,13 @@ class RuleExtractor:
                 continue  # the assistant's words never make a fact
             question = question_of(messages, index)
             subjects = answers.read_question(question.text).subjects if question else []
+            carried = False
             if question is not None and subjects:
                 open_topic = question
-            elif question is not None and open_topic is not None:
+            elif question is not None and open_topic is not None and answers.follows_up(question.text):
                 # "Do you know their names?", "Which one?": the follow-up keeps the topic.
                 question, subjects = open_topic, answers.read_question(open_topic.text).subjects
+                carried = True
             asked = frozenset(x.section for x in subjects)
             ctx = Context(today=self._today(message, now), relative_in_focus=relative_in_focus, asked=asked)
             drafts, relative_in_focus = self._message_drafts(message, ctx, rules)
@@ -90,10 +92,15 @@ class RuleExtractor:
                 drafts += [
                     (d, whole, correction, remember)
                     for d in answers.extract(
-                        subject, message.text, ctx, frozenset(said), topic_from_user=question is None
+                        subject,
+                        message.text,
+                        ctx,
+                        frozenset(said),
+                        topic_from_user=question is None,
+                        carried=carried,
                     )
                 ]
-                if question is not None and affirms(message.text):
+                if question is not None and not carried and affirms(message.text):
                     out += [
                         a
                         for a in self._restatement(question.text, message.text, ctx, rules, wanted)

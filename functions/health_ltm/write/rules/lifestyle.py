@@ -146,7 +146,7 @@ _PER_WEEK = rx(
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     drafts = _diet(s) + _smoking(s, ctx) + _alcohol(s) + _activity(s)
-    return [d for d in drafts if not third_party_before(s, d.span[0]) and not hypothetical(s, d.span[0])]
+    return [d for d in drafts if not third_party_before(s, d.span[1] - 1) and not hypothetical(s, d.span[0])]
 
 
 def _draft(s: Sentence, start: int, end: int, hint: str, status: FactStatus, value: str, **dates) -> Draft:

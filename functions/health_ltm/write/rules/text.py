@@ -184,7 +184,7 @@ _RELATIVES_EN = {
     Relative.DAUGHTER: "daughter",
     Relative.AUNT: "aunt auntie",
     Relative.UNCLE: "uncle",
-    Relative.OTHER: "parents grandparents cousin cousins siblings",
+    Relative.OTHER: "parents grandparents cousin cousins siblings relatives",
 }
 RELATIVE_BY_WORD = {
     w: rel for table in (_RELATIVES_RU, _RELATIVES_EN) for rel, ws in table.items() for w in ws.split()
@@ -192,7 +192,9 @@ RELATIVE_BY_WORD = {
 RELATIVE = rx(r"\b(?:" + "|".join(sorted(RELATIVE_BY_WORD, key=len, reverse=True)) + r")\b")
 FAMILY_WIDE = rx(
     r"\bв\s+(?:моей\s+|нашей\s+)?семье\b|\bу\s+родственник\w*|\bнаследственн\w*|\bпо\s+наследству\b"
-    r"|\bruns\s+in\s+(?:my|our|the)\s+family\b|\bfamily\s+history\s+of\b|\bin\s+my\s+family\b"
+    r"|\bruns\s+in\s+(?:my|our|the)\s+family\b|\bfamily\s+history\s+of\b|\bin\s+(?:my|the|our)\s+family\b"
+    r"|\b(?:my|our)\s+family\s+(?:has|have|had|members?)\b|\bfamily\s+members?\b|\brelatives\b"
+    r"|\bmy\s+(?:\w+'s\s+)?side\s+of\s+the\s+family\b|\bродственник\w*"
 )
 _OTHERS = (
     "муж мужа мужу жена жены жене друг друга другу подруга подруги подруге коллега коллеги сосед соседа "
@@ -250,13 +252,10 @@ def third_party_before(s: Sentence, pos: int) -> bool:
 
 
 def hypothetical(s: Sentence, pos: int) -> bool:
-    """A question, plan or condition, not a statement of fact.
-
-    Hypothetical triggers scope forward (ConText): "I want to get it checked" after "I am
-    having nausea" says nothing about the nausea, "can I take ibuprofen" does about ibuprofen."""
+    """A question, plan or condition, not a statement of fact (in the clause: "I am having
+    nausea and I just want to get it checked" is two clauses, see _CLAUSE_BREAK)."""
     start, end = s.clause(pos)
-    trigger = HYPOTHETICAL.search(s.low[start:end])
-    if trigger and start + trigger.start() <= pos + 2:
+    if HYPOTHETICAL.search(s.low[start:end]):
         return True
     return s.text.rstrip().endswith("?") and end >= len(s.text.rstrip()) - 1
 
