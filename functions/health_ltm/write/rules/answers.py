@@ -221,7 +221,8 @@ def read_question(text: str) -> Question:
         terms = find_terms((kind,), asked)
         if not terms:
             continue
-        if kind in ("allergen", "vaccine", "surgery") and not any(s.section is section for s in question.subjects):
+        topic_needed = kind in ("allergen", "vaccine", "surgery")
+        if topic_needed and not any(s.section is section for s in question.subjects):
             continue  # "What is wrong with your back, honey?", "Any history of tuberculosis?"
         if kind == "drug" and any(s.section is Section.ALLERGIES for s in question.subjects):
             section = Section.ALLERGIES  # "Are you allergic to penicillin?"
