@@ -124,6 +124,12 @@ def _relative(s: Sentence, pos: int) -> Relative | None:
 
 def _family(s: Sentence, term, ctx: Context) -> Draft | None:
     relative = _relative(s, term.start)
+    start, _ = s.clause(term.start)
+    if relative is None and PRONOUN_SUBJECT.match(s.low[start : term.start]):
+        # "I live with my sister, she has asthma": the relative named before the pronoun.
+        earlier = list(RELATIVE.finditer(s.low, 0, start))
+        if earlier:
+            relative = RELATIVE_BY_WORD[earlier[-1].group(0)]
     if relative is None and ctx.relative_in_focus is not None:
         # "My sister was diagnosed last year. She has epilepsy.": the pronoun is the relative.
         start, _ = s.clause(term.start)

@@ -199,14 +199,18 @@ FAMILY_WIDE = rx(
 _OTHERS = (
     "муж мужа мужу жена жены жене друг друга другу подруга подруги подруге коллега коллеги сосед соседа "
     "соседка ребенок ребенка ребенку дети детей кот кота кошка кошки собака собаки пес пса husband wife "
-    "friend partner boyfriend girlfriend colleague coworker neighbor neighbour roommate boss kid kids "
+    "friend partner boyfriend girlfriend colleague coworker co-worker neighbor neighbour roommate flatmate housemate "
+    "classmate boss patient patients someone somebody kid kids "
     "child children baby dog cat"
 )
 _PERSON = r"(?:" + "|".join(sorted({*RELATIVE_BY_WORD, *_OTHERS.split()}, key=len, reverse=True)) + r")"
 THIRD_PARTY = rx(
     r"\bу\s+(?:моего\s+|моей\s+|моих\s+|нашего\s+|нашей\s+|наших\s+)?" + _PERSON + r"\b"
     r"|\b(?:мой|моя|мои|моего|моей|наш|наша|наши|my|our|his|her|their)\s+" + _PERSON + r"\b"
-    r"|^\s*" + _PERSON + r"\b"
+    r"|^\s*(?:the\s+|a\s+|an\s+|our\s+)?" + _PERSON + r"\b"
+    # general statements: "many patients are allergic to latex", "у многих аллергия на пыльцу"
+    r"|\b(?:many|most|some|lots\s+of|a\s+lot\s+of|all|other)\s+(?:people|patients|women|men|kids|children|folks)\b"
+    r"|\b(?:многие|большинство|некоторые)\b(?:\s+(?:люди|пациенты|дети))?|\bу\s+многих\b|\bлюди\b"
 )
 
 
