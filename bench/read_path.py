@@ -6,10 +6,16 @@ call, event in, response out (Powertools resolver, validation, classification, t
 query, status rules, prompt rendering, response serialisation). The tokenizer is loaded before
 timing (its first-request cost is measured by the cold-start benchmark, in fresh processes).
 All cases of a table are sampled round-robin in the same run.
+
+Since issue 12 the storage is keyed by section: a question reads the key ranges of its sections
+(``storage.keys.read_ranges``), one Query each, in parallel. Every case reports its round trips
+and the items and bytes it read; ``read_cost`` has them per question type, beside the whole
+profile, and the single-topic / multi-topic byte ratio.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -23,6 +29,12 @@ QUERIES = {
         "Можно ли мне бегать после операции на колене с моим давлением и какие таблетки взять с собой?"
     ),
     "history": "Какие лекарства я принимал раньше?",
+}
+# Read cost only (bytes, items, round trips; one call each, not timed): more question types.
+COST_QUERIES = {
+    "allergies_only": "На что у меня аллергия?",
+    "vaccinations": "Когда я последний раз делал прививку от гриппа?",
+    "family": "Какие болезни были у моих родителей?",
 }
 SIZES = (50, 500, 5000)
 
@@ -63,13 +75,17 @@ def _classes() -> dict:
     return out
 
 
-def _case(event: dict, counter: Callable[[], int], calls: list[int], sizes: list[int]) -> Callable[[], float]:
+def _case(
+    event: dict, repo, calls: list[int], sizes: list[int], items: list[int] | None = None
+) -> Callable[[], float]:
     def case() -> float:
-        before = counter()
+        before, items_before = repo.calls, repo.items_read
         started = time.perf_counter()
         response = harness.invoke_api(event)
         elapsed = time.perf_counter() - started
-        calls.append(counter() - before)
+        calls.append(repo.calls - before)
+        if items is not None:
+            items.append(repo.items_read - items_before)
         sizes.append(len(response["body"]))
         return elapsed
 
@@ -91,13 +107,14 @@ def in_process(profiles: dict, quick: bool) -> dict:
                 continue
             calls: dict[str, list[int]] = {}
             sizes: dict[str, list[int]] = {}
+            items: dict[str, list[int]] = {}
             cases = {}
             for n in group:
                 for name, query in QUERIES.items():
                     key = f"{n}:{name}"
-                    calls[key], sizes[key] = [], []
+                    calls[key], sizes[key], items[key] = [], [], []
                     cases[key] = _case(
-                        harness.api_event(query, _user(n)), lambda: repo.calls, calls[key], sizes[key]
+                        harness.api_event(query, _user(n)), repo, calls[key], sizes[key], items[key]
                     )
             samples = interleaved(cases, rounds[group[0]], warmup=3)
             for key, values in samples.items():
@@ -105,6 +122,7 @@ def in_process(profiles: dict, quick: bool) -> dict:
                 results.setdefault(n, {})[name] = {
                     **summarize(values),
                     "storage_calls_per_request": summarize_counts(calls[key][-len(values) :]),
+                    "items_read_per_request": items[key][-1],
                     "response_bytes": sizes[key][-1],
                 }
     return results
@@ -203,7 +221,7 @@ def emulator(profiles: dict, quick: bool) -> dict:
             seed(seeder, _user(n), profiles[n])
             seeding[str(n)] = round(time.perf_counter() - started, 2)
         repo = wiring.repository()
-        meter = harness.DynamoMeter(repo.client)
+        meter = _ParallelMeter(repo.client)
         parse = _ParseProbe(repo.client)
         for group in ((50, 500), (5000,)):
             group = tuple(n for n in group if n in sizes and rounds[n])
@@ -228,18 +246,63 @@ def emulator(profiles: dict, quick: bool) -> dict:
                     **summarize(values),
                     "in_storage_calls": summarize(in_storage),
                     "outside_storage_calls": summarize(outside),
-                    "dynamodb": last.as_dict(),
+                    "dynamodb": {**last.as_dict(), "items_read": last.items_read},
                     "storage_calls_per_request": summarize_counts([u.total_calls for u in usage[key]]),
                 }
+        results["read_cost"] = read_cost(repo, meter, sizes)
         results["boto3_parse"] = parse.measure(repo, {n: _user(n) for n in sizes})
+        results["boto3_parse_single_topic"] = parse.measure_question(
+            {n: _user(n) for n in sizes}, QUERIES["single_topic"]
+        )
         results["seeding_seconds"] = seeding
     results["_notes"] = (
         "moto serialises a Query response in Python (about 0.7 ms per fact item): 'in_storage_calls' "
-        "is mostly the emulator's own time and says nothing about DynamoDB's latency. "
+        "is mostly the emulator's own time and says nothing about DynamoDB's latency; a question's "
+        "Queries run in parallel, so it is the wall time during which at least one call was open. "
         "'outside_storage_calls' is our code around the calls. 'boto3_parse' is the client-side "
-        "share of a call: botocore parsing the Query response JSON, timed on the recorded bytes."
+        "share of a call: botocore parsing the Query response JSON, timed on the recorded bytes "
+        "(the whole profile, as the write path loads it, and the responses of one single-topic question)."
     )
     return results
+
+
+def read_cost(repo, meter, sizes) -> dict:
+    """Bytes, items and round trips of one POST /v1/context per question type, and of the whole
+    profile (``load_memory(user)``, the write path's load) for comparison."""
+    from health_ltm.read.classify import QueryClassifier
+    from health_ltm.storage import keys
+
+    classifier = QueryClassifier()
+    out: dict = {"max_round_trips": keys.max_read_ranges()}
+    for n in sizes:
+        rows: dict = {}
+        meter.reset()
+        repo.load_memory(_user(n))
+        rows["whole_profile"] = _cost_row(meter.reset(), None)
+        for name, query in {**QUERIES, **COST_QUERIES}.items():
+            sections = [s.value for s in classifier.classify(query, []).sections]
+            meter.reset()
+            harness.invoke_api(harness.api_event(query, _user(n)))
+            rows[name] = {
+                **_cost_row(meter.reset(), sections),
+                "read_ranges": len(keys.read_ranges(sections)),
+            }
+        single, multi = rows["single_topic"]["bytes_read"], rows["multi_topic"]["bytes_read"]
+        rows["single_over_multi_bytes"] = round(single / multi, 3) if multi else None
+        rows["single_over_whole_bytes"] = round(single / rows["whole_profile"]["bytes_read"], 3)
+        out[str(n)] = rows
+    return out
+
+
+def _cost_row(usage, sections: list[str] | None) -> dict:
+    return {
+        "sections": sections,
+        "round_trips": usage.total_calls,
+        "by_operation": dict(sorted(usage.calls.items())),
+        "items_read": usage.items_read,
+        "bytes_read": usage.bytes_read,
+        "read_units": round(usage.read_units, 2),
+    }
 
 
 def _metered_case(event: dict, meter, usage: list) -> Callable[[], float]:
@@ -252,6 +315,55 @@ def _metered_case(event: dict, meter, usage: list) -> Callable[[], float]:
         return elapsed
 
     return case
+
+
+class _ParallelMeter(harness.DynamoMeter):
+    """DynamoMeter for calls that overlap (a question's Queries run in parallel threads): start
+    times per thread, counters under a lock, and the time in storage as the union of the calls'
+    intervals (wall time with at least one call open), so 'outside' stays our own code."""
+
+    def __init__(self, client) -> None:
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._intervals: list[tuple[float, float]] = []
+        self._items = 0
+        super().__init__(client)
+
+    def _before_params(self, params, model, **kwargs):
+        with self._lock:
+            super()._before_params(params, model, **kwargs)
+
+    def _before_call(self, **_):
+        self._local.started = time.perf_counter()
+
+    def _after_call(self, http_response, parsed, model, **kwargs):
+        ended = time.perf_counter()
+        with self._lock:
+            self._intervals.append((self._local.started, ended))
+            self._started = None
+            if model.name == "Query":
+                self._items += len(parsed.get("Items", []))
+            elif model.name == "GetItem":
+                self._items += 1 if parsed.get("Item") else 0
+            super()._after_call(http_response=http_response, parsed=parsed, model=model, **kwargs)
+
+    def reset(self):
+        with self._lock:
+            self.usage.seconds = _union(self._intervals)
+            self._intervals = []
+            usage = super().reset()
+            usage.items_read, self._items = self._items, 0  # type: ignore[attr-defined]
+        return usage
+
+
+def _union(intervals: list[tuple[float, float]]) -> float:
+    total, end = 0.0, float("-inf")
+    for a, b in sorted(intervals):
+        if b <= end:
+            continue
+        total += b - max(a, end)
+        end = b
+    return total
 
 
 class _ParseProbe:
@@ -292,6 +404,39 @@ class _ParseProbe:
                     parser.parse({"body": body, "headers": {}, "status_code": 200}, model.output_shape)
                     times.append(time.perf_counter() - started)
                 out[str(n)] = {"first_page_bytes": len(body), **summarize(times)}
+        finally:
+            events.unregister("after-call.dynamodb.Query", grab)
+        return out
+
+    def measure_question(self, users: dict[int, str], query: str) -> dict:
+        """The responses one question gets now (its section ranges), parsed the same way."""
+        captured: list[bytes] = []
+
+        def grab(http_response, **_):
+            captured.append(http_response.content)
+
+        events = self.client.meta.events
+        events.register("after-call.dynamodb.Query", grab)
+        out = {}
+        try:
+            model = self.client.meta.service_model.operation_model("Query")
+            parser = self.client._response_parser
+            for n, user in users.items():
+                captured.clear()
+                harness.invoke_api(harness.api_event(query, user))
+                bodies = list(captured)
+                reps = 30 if n < 5000 else 3
+                times = []
+                for _ in range(reps):
+                    started = time.perf_counter()
+                    for body in bodies:
+                        parser.parse({"body": body, "headers": {}, "status_code": 200}, model.output_shape)
+                    times.append(time.perf_counter() - started)
+                out[str(n)] = {
+                    "responses": len(bodies),
+                    "response_bytes": sum(len(b) for b in bodies),
+                    **summarize(times),
+                }
         finally:
             events.unregister("after-call.dynamodb.Query", grab)
         return out

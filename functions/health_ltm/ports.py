@@ -95,7 +95,10 @@ class MemoryRepository(Protocol):
 
     # read path
     def load_memory(self, user_id: str, sections: Sequence[Section] | None = None) -> UserMemory:
-        """Everything under CTX# in ONE query; facts of other sections are skipped unparsed."""
+        """Without sections: everything under CTX# (one Query, plus pages). With sections: the
+        small always-read items (section states, clarifications, pending mentions, summary) and the
+        facts and documented facts of those sections only, one Query per contiguous run of
+        sections, in parallel (storage.keys.read_ranges; at most storage.keys.max_read_ranges())."""
         ...
 
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None: ...

@@ -217,6 +217,13 @@ class Snapshotter:
         except (ValueError, KeyError) as err:
             # Refuse to start: starting empty would overwrite the data with the next snapshot.
             raise SnapshotError(_unreadable(path, err)) from err
+        from health_ltm.storage.migrate import migrate_items
+
+        # Snapshots written before issue 12 hold CTX#F#<id> fact keys: moved to the section-keyed
+        # layout here, once; the next snapshot is written in the new layout.
+        items, moved = migrate_items(items)
+        if moved:
+            log.info("snapshot %s: %d items moved to the section-keyed layout", path.name, moved)
         dynamodb = client("dynamodb", self._endpoint)
         table = self._resources.table_name
         for start in range(0, len(items), 25):

@@ -1,5 +1,7 @@
-"""The read path's round trips, counted: one DynamoDB Query for the facts of all selected
-sections, at most one embedding and one vector query, no model call."""
+"""The read path's round trips, counted: one DynamoDB Query per key range of the selected sections
+(a run of adjacent sections; the small always-read items folded into the first run or one more
+range; issue 12), run in parallel and bounded; at most one embedding and one vector query, no
+model call."""
 
 from __future__ import annotations
 
@@ -58,12 +60,17 @@ def counted(cloud, monkeypatch):
     ("query", "wants_episodes"),
     [("Можно ли мне ибупрофен от головной боли?", True), ("Что мне приготовить на ужин?", False)],
 )
-def test_one_query_for_all_sections_and_at_most_one_vector_search(counted, query, wants_episodes):
+def test_one_query_per_section_range_and_at_most_one_vector_search(counted, query, wants_episodes):
+    from health_ltm.storage import keys
+
     embedder, index, dynamo_calls = counted
     dynamo_calls.clear()
     status, ctx = call(api_event("POST", "/v1/context", body={"query": query}))
     assert status == 200 and len(ctx["sections"]) >= 3
-    assert dynamo_calls == ["Query"]
+    # Was exactly one Query over the whole profile; now one per range of the asked sections.
+    expected = len(keys.read_ranges(ctx["sections"]))
+    assert dynamo_calls == ["Query"] * expected
+    assert expected <= keys.max_read_ranges()
     assert embedder.calls == index.calls == (1 if wants_episodes else 0)
     assert ctx["episodes_status"] == ("ok" if wants_episodes else "skipped")
 

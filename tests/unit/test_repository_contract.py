@@ -262,3 +262,171 @@ def test_sessions_are_exported_and_erased(repository):
     assert repository.get_session("alice", "chat-1") is None
     assert repository.export("alice")["sessions"] == []
     assert repository.list_due_sessions(T0.date().isoformat(), T0 + timedelta(hours=1)) == [("bob", "chat-1")]
+
+
+# ---------------------------------------------------------------------- keyed by section (issue 12)
+def section_fact_write(section: Section, key: str, status: FactStatus) -> FactWrite:
+    candidate = Candidate(
+        section=section, kind=AssertionKind.FACT, key=key, name_raw=key, name_normalized=key, status=status
+    )
+    d = decide(
+        candidate,
+        None,
+        SectionState(section=section),
+        [],
+        [],
+        DecisionContext(now=T0, new_id=new_ulid, fragment_id=None, session_id="s1"),
+    )
+    return FactWrite(fact=d.fact.fact, event=d.fact.event, expected_version=None, new_key=True)
+
+
+PROFILE = [
+    (Section.ALLERGIES, "peanut", FactStatus.PRESENT),
+    (Section.CHRONIC_CONDITIONS, "hypertension", FactStatus.PRESENT),
+    (Section.MEDICATIONS, "enalapril", FactStatus.ACTIVE),
+    (Section.MEDICATIONS, "ibuprofen", FactStatus.STOPPED),
+    (Section.SYMPTOMS, "headache", FactStatus.PRESENT),
+    (Section.SURGERIES, "appendectomy", FactStatus.PRESENT),
+    (Section.VACCINATIONS, "flu", FactStatus.PRESENT),
+    (Section.FAMILY_HISTORY, "mother:diabetes", FactStatus.PRESENT),
+]
+
+
+def seeded(repository, user: str = "alice") -> dict[Section, list[str]]:
+    """Facts in several sections, a documented fact, a section state, a clarification, a pending
+    mention and a summary; returns the fact ids by section."""
+    from health_ltm.domain.models import Clarification
+    from health_ltm.domain.sections import SectionStatus
+
+    processing(repository, user)  # the pending mention (allergies)
+    writes = [section_fact_write(*row) for row in PROFILE]
+    state = SectionState(section=Section.SURGERIES, status=SectionStatus.PRESENT, version=1)
+    event = writes[0].event.model_copy(update={"id": new_ulid(), "fact_id": "section:surgeries"})
+    from health_ltm.ports import SectionWrite
+
+    clarification = Clarification(
+        id="c1", section=Section.DEMOGRAPHICS, reason="age went down", created_at=T0
+    )
+    repository.apply(
+        user,
+        None,
+        ChangeSet(
+            facts=writes,
+            sections=[SectionWrite(state, event, expected_version=0)],
+            clarifications=[clarification],
+        ),
+    )
+    documented = writes[2].fact.model_copy(update={"id": new_ulid(), "document_id": "doc-1"})
+    repository.put_documented(user, documented)
+    repository.put_summary(user, {"text": "summary", "fingerprint": "fp"})
+    by_section: dict[Section, list[str]] = {}
+    for write in writes:
+        by_section.setdefault(write.fact.section, []).append(write.fact.id)
+    return by_section
+
+
+ALWAYS_ITEMS = 4  # the section state, the clarification, the pending mention, the summary
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        [Section.MEDICATIONS],
+        [Section.MEDICATIONS, Section.CHRONIC_CONDITIONS, Section.ALLERGIES],
+        [Section.SYMPTOMS, Section.VACCINATIONS],
+        [Section.DEMOGRAPHICS],
+        list(Section),
+    ],
+    ids=lambda a: "+".join(s.value[:4] for s in a),
+)
+def test_a_section_scoped_load_reads_only_the_asked_sections(repository, asked):
+    from health_ltm.storage import keys
+
+    by_section = seeded(repository)
+    items_before, calls_before = repository.items_read, repository.calls
+    memory = repository.load_memory("alice", asked)
+    expected_ids = {i for s in asked for i in by_section.get(s, [])}
+    assert {f.id for f in memory.facts} == expected_ids
+    assert [f.section for f in memory.documented] == (
+        [Section.MEDICATIONS] if Section.MEDICATIONS in asked else []
+    )
+    # The small items come whatever the sections.
+    assert set(memory.sections) == {Section.SURGERIES}
+    assert [c.id for c in memory.clarifications] == ["c1"]
+    assert [p.fragment_id for p in memory.pending] == ["frag-1"]
+    assert (memory.summary, memory.summary_fingerprint) == ("summary", "fp")
+    # Nothing of the other sections was read: exactly the asked sections' items and the small ones.
+    documented = 1 if Section.MEDICATIONS in asked else 0
+    assert repository.items_read - items_before == len(expected_ids) + documented + ALWAYS_ITEMS
+    # One round trip per key range, bounded.
+    assert repository.calls - calls_before == len(keys.read_ranges(asked)) <= keys.max_read_ranges()
+
+
+def test_a_drug_question_with_the_safety_sections_is_one_query(repository):
+    seeded(repository)
+    before = repository.calls
+    drug = [Section.MEDICATIONS, Section.CHRONIC_CONDITIONS, Section.ALLERGIES, Section.DEMOGRAPHICS]
+    repository.load_memory("alice", drug)
+    assert repository.calls - before == 1  # four adjacent sections with the small items among them
+
+
+def test_a_load_without_sections_reads_everything_in_one_range(repository):
+    by_section = seeded(repository)
+    before = repository.calls
+    memory = repository.load_memory("alice")
+    assert repository.calls - before == 1
+    assert {f.id for f in memory.facts} == {i for ids in by_section.values() for i in ids}
+    assert len(memory.documented) == 1 and memory.sections and memory.pending and memory.clarifications
+    # Same order in both implementations: by section rank, then by id.
+    ranked = [f.section for f in memory.facts]
+    from health_ltm.storage import keys
+
+    assert ranked == sorted(ranked, key=keys.section_tag)
+
+
+def test_facts_are_found_by_id_alone_in_any_section(repository):
+    by_section = seeded(repository)
+    for section, ids in by_section.items():
+        for fact_id in ids:
+            before = repository.calls
+            fact = repository.get_fact("alice", fact_id)
+            assert fact is not None and fact.section is section and fact.id == fact_id
+            assert repository.calls - before == 1  # one BatchGetItem
+    assert repository.get_fact("alice", "01NOSUCHFACT") is None
+    assert repository.get_fact("bob", by_section[Section.MEDICATIONS][0]) is None
+
+
+def test_updates_keep_the_fact_under_its_section_key(repository):
+    by_section = seeded(repository)
+    fact_id = by_section[Section.SYMPTOMS][0]
+    fact = repository.get_fact("alice", fact_id)
+    changed = fact.model_copy(update={"status": FactStatus.RESOLVED, "version": fact.version + 1})
+    event = repository.get_history("alice", fact_id)[0].model_copy(update={"id": new_ulid()})
+    repository.apply(
+        "alice", None, ChangeSet(facts=[FactWrite(changed, event, expected_version=fact.version)])
+    )
+    assert repository.get_fact("alice", fact_id).status is FactStatus.RESOLVED
+    assert [f.id for f in repository.load_memory("alice", [Section.SYMPTOMS]).facts] == [fact_id]
+    assert len(repository.get_history("alice", fact_id)) == 2
+    # A stale version still fails, now that the key carries the section.
+    with pytest.raises(ConflictError):
+        repository.apply(
+            "alice",
+            None,
+            ChangeSet(facts=[FactWrite(changed, event.model_copy(update={"id": new_ulid()}), 1)]),
+        )
+
+
+def test_export_and_erasure_cover_the_section_keyed_items(repository):
+    by_section = seeded(repository)
+    seeded(repository, "bob")
+    exported = repository.export("alice")
+    assert {f["id"] for f in exported["facts"]} == {i for ids in by_section.values() for i in ids}
+    assert len(exported["documented"]) == 1 and len(exported["sections"]) == 1
+    assert len(exported["clarifications"]) == 1 and len(exported["pending"]) == 1
+    assert exported["summary"] == {"text": "summary", "fingerprint": "fp"}
+    assert repository.erase("alice") > 0
+    assert all(not v for v in repository.export("alice").values())
+    assert repository.load_memory("alice", [Section.MEDICATIONS]).facts == []
+    assert repository.get_fact("alice", by_section[Section.MEDICATIONS][0]) is None
+    assert len(repository.load_memory("bob").facts) == len(PROFILE)

@@ -63,6 +63,34 @@ def parse_context_item(item: dict, memory: UserMemory, wanted: set[str] | None) 
         memory.summary_fingerprint = summary.get("fingerprint")
 
 
+def attribute_size(value: dict) -> int:
+    """DynamoDB's size of one attribute value, in bytes (the rules capacity units are billed on)."""
+    ((kind, v),) = value.items()
+    if kind == "S":
+        return len(v) if v.isascii() else len(v.encode("utf-8"))
+    if kind == "N":
+        digits = len(v.lstrip("-").replace(".", "").lstrip("0")) or 1
+        return (digits + 1) // 2 + 1
+    if kind == "B":
+        return len(v)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(len(s.encode("utf-8")) for s in v)
+    if kind == "NS":
+        return sum(attribute_size({"N": n}) for n in v)
+    if kind == "L":
+        return 3 + sum(1 + attribute_size(x) for x in v)
+    if kind == "M":
+        return 3 + sum(1 + len(k.encode("utf-8")) + attribute_size(x) for k, x in v.items())
+    return len(str(v))
+
+
+def item_size(item: dict) -> int:
+    """Bytes of an item as DynamoDB counts them: attribute names plus values."""
+    return sum(len(name) + attribute_size(value) for name, value in item.items())
+
+
 def export_items(items: Iterable[dict]) -> dict:
     """Everything held about a user, as plain JSON."""
     out: dict[str, Any] = {

@@ -6,9 +6,11 @@ boto3 honours AWS_ENDPOINT_URL, so the same code talks to AWS and to the local e
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from ..chat.models import SessionBuffer
@@ -31,6 +33,7 @@ from .codec import (
     applied_entries,
     episode_from_item,
     fragment_item,
+    item_size,
     parse_context_item,
     to_millis,
 )
@@ -60,7 +63,10 @@ class DynamoRepository:
     def __init__(self, table_name: str, client: Any | None = None) -> None:
         self.table_name = table_name
         self._client = client
+        self._counter_lock = threading.Lock()
         self.calls = 0  # storage round trips, for tests and benchmarks
+        self.items_read = 0  # items returned by reads (Query, GetItem, BatchGetItem)
+        self.bytes_read = 0  # their size as DynamoDB bills it (names + values)
 
     @cached_property
     def client(self) -> Any:
@@ -70,31 +76,93 @@ class DynamoRepository:
 
         return boto3.client("dynamodb")
 
+    def _count(self) -> None:
+        with self._counter_lock:
+            self.calls += 1
+
     def _call(self, op: str, **kwargs: Any) -> dict:
-        self.calls += 1
-        return getattr(self.client, op)(TableName=self.table_name, **kwargs)
+        self._count()
+        response = getattr(self.client, op)(TableName=self.table_name, **kwargs)
+        if not response:  # a recording stand-in client (bench/cost.py) answers nothing
+            return {}
+        if "Items" in response:
+            self._read(response["Items"])
+        elif response.get("Item"):
+            self._read([response["Item"]])
+        return response
+
+    def _read(self, items: list[dict]) -> None:
+        size = sum(item_size(i) for i in items)
+        with self._counter_lock:
+            self.items_read += len(items)
+            self.bytes_read += size
 
     # ---------------------------------------------------------------- read path
     def load_memory(self, user_id: str, sections: Sequence[Section] | None = None) -> UserMemory:
+        """Without sections: the whole CTX# range (the write path and maintenance). With sections:
+        one Query per key range of ``keys.read_ranges`` (a run of adjacent sections, the small
+        always-read items among them), the ranges in parallel; at most ``keys.max_read_ranges()``
+        Queries, plus pages."""
+        pk = _s(keys.user_pk(user_id))
+        if sections is None:
+            condition = "PK = :pk AND begins_with(SK, :lo)"
+            return self._query_context(
+                {
+                    "KeyConditionExpression": condition,
+                    "ExpressionAttributeValues": {":pk": pk, ":lo": _s("CTX#")},
+                },
+                None,
+            )
+        wanted = {s.value if isinstance(s, Section) else s for s in sections}
+        requests = [
+            {
+                "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+                "ExpressionAttributeValues": {":pk": pk, ":lo": _s(lo), ":hi": _s(hi)},
+            }
+            for lo, hi in keys.read_ranges(wanted)
+        ]
+        self.client  # noqa: B018 - resolve the client once, before the threads share it
+        futures = [_read_pool().submit(self._query_context, r, wanted) for r in requests[1:]]
+        parts = [self._query_context(requests[0], wanted)] + [f.result() for f in futures]
+        memory = parts[0]
+        for part in parts[1:]:  # in key order, as the in-process twin reads them
+            memory.facts.extend(part.facts)
+            memory.documented.extend(part.documented)
+            memory.sections.update(part.sections)
+            memory.clarifications.extend(part.clarifications)
+            memory.pending.extend(part.pending)
+            if part.summary is not None or part.summary_fingerprint is not None:
+                memory.summary, memory.summary_fingerprint = part.summary, part.summary_fingerprint
+        return memory
+
+    def _query_context(self, kwargs: dict[str, Any], wanted: set[str] | None) -> UserMemory:
         memory = UserMemory()
-        wanted = {s.value for s in sections} if sections is not None else None
-        kwargs: dict[str, Any] = {
-            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :ctx)",
-            "ExpressionAttributeValues": {":pk": _s(keys.user_pk(user_id)), ":ctx": _s(keys.CONTEXT_PREFIX)},
-        }
         while True:
             page = self._call("query", **kwargs)
             for item in page.get("Items", []):
                 parse_context_item(item, memory, wanted)
             if "LastEvaluatedKey" not in page:
                 return memory
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            kwargs = {**kwargs, "ExclusiveStartKey": page["LastEvaluatedKey"]}
 
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None:
-        item = self._call(
-            "get_item", Key={"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.fact_sk(fact_id))}
-        ).get("Item")
-        return Fact.model_validate_json(item["data"]["S"]) if item else None
+        """By id alone: one BatchGetItem of the fact's possible keys, one per section (at most one
+        exists; a missing key costs the minimum read unit and nothing else)."""
+        pk = _s(keys.user_pk(user_id))
+        request: dict[str, Any] = {
+            self.table_name: {"Keys": [{"PK": pk, "SK": _s(keys.fact_sk(s, fact_id))} for s in Section]}
+        }
+        found: list[dict] = []
+        for _attempt in range(8):
+            self._count()
+            response = self.client.batch_get_item(RequestItems=request)
+            items = response.get("Responses", {}).get(self.table_name, [])
+            self._read(items)
+            found.extend(items)
+            request = response.get("UnprocessedKeys") or {}
+            if found or not request:
+                break
+        return Fact.model_validate_json(found[0]["data"]["S"]) if found else None
 
     def get_history(self, user_id: str, fact_id: str) -> list[HistoryEvent]:
         events: list[HistoryEvent] = []
@@ -140,7 +208,7 @@ class DynamoRepository:
                 }
             )
         try:
-            self.calls += 1
+            self._count()
             self.client.transact_write_items(TransactItems=items)
         except self.client.exceptions.TransactionCanceledException as exc:
             reasons = exc.response.get("CancellationReasons", [])
@@ -209,7 +277,7 @@ class DynamoRepository:
                 }
             )
         try:
-            self.calls += 1
+            self._count()
             self.client.transact_write_items(TransactItems=operations)
         except self.client.exceptions.TransactionCanceledException as exc:
             raise FragmentGone(fragment.id) from exc
@@ -229,7 +297,7 @@ class DynamoRepository:
         for write in changes.facts:
             fact_item = {
                 "PK": _s(pk),
-                "SK": _s(keys.fact_sk(write.fact.id)),
+                "SK": _s(keys.fact_sk(write.fact.section, write.fact.id)),
                 "kind": _s("fact"),
                 "section": _s(write.fact.section.value),
                 "status": _s(write.fact.status.value),
@@ -328,7 +396,7 @@ class DynamoRepository:
         if not items:
             return
         try:
-            self.calls += 1
+            self._count()
             self.client.transact_write_items(TransactItems=items)
         except self.client.exceptions.TransactionCanceledException as exc:
             reasons = exc.response.get("CancellationReasons", [])
@@ -460,7 +528,7 @@ class DynamoRepository:
             "put_item",
             Item={
                 "PK": _s(keys.user_pk(user_id)),
-                "SK": _s(keys.documented_sk(fact.id)),
+                "SK": _s(keys.documented_sk(fact.section, fact.id)),
                 "kind": _s("documented"),
                 "section": _s(fact.section.value),
                 "data": _s(fact.model_dump_json()),
@@ -586,7 +654,7 @@ class DynamoRepository:
                 ]
                 request = {self.table_name: batch}
                 for _attempt in range(8):
-                    self.calls += 1
+                    self._count()
                     response = self.client.batch_write_item(RequestItems=request)
                     request = response.get("UnprocessedItems") or {}
                     if not request:
@@ -701,6 +769,13 @@ def idle_bucket(user_id: str, session_id: str, due: datetime) -> str:
 
 def idle_sort_key(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@lru_cache(maxsize=1)
+def _read_pool() -> ThreadPoolExecutor:
+    # The section ranges of one load_memory run side by side (boto3 clients are thread-safe);
+    # the caller's thread runs the first range itself.
+    return ThreadPoolExecutor(max_workers=keys.max_read_ranges(), thread_name_prefix="ddb-read")
 
 
 def _iso_now() -> str:

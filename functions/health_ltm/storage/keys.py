@@ -1,45 +1,139 @@
 """Sort-key layout of the single table. Everything of a user shares one partition.
 
-CTX#...  items the read path needs, fetched by ONE Query (begins_with CTX#):
-         F# facts, D# documented facts, S# section states, C# clarifications,
-         P# pending (read-your-writes) mentions, M# profile summary.
+CTX#S#...  items the read path needs, keyed by section (issue 12: a question reads its sections only):
+  CTX#S#<rank>-<section>#F#<id>    a fact of that section;
+  CTX#S#<rank>-<section>#D#<id>    a documented fact of that section;
+  CTX#S#22-always#...              the small items every load reads: S#<section> section states,
+                                   C#<id> clarifications, P#<fragment id> pending (read-your-writes)
+                                   mentions, M#summary the profile summary.
+  ``load_memory(user, sections)`` reads one key range (BETWEEN on the sort key) per contiguous run,
+  in rank order, of the asked sections and the "always" block, which sits between chronic
+  conditions and medications: a run through or next to that spot carries it for free. Ranks put
+  sections asked together side by side (demographics, allergies, chronic conditions, medications,
+  symptoms, ...), so a drug or symptom question is one Query. ``load_memory(user)`` reads the
+  whole CTX# range (the write path, maintenance).
 EPI#     episode rows (vectors live in the vector index), FRAG# fragments,
 H#       history events (H#<fact_id>#<event ulid>), K# (section, key) uniqueness guards,
 ACT#     "active on day D" markers (the sparse GSI), SESS# chat session buffers.
+
+A fact is found by id alone (the API's /v1/facts/{id}) with one BatchGetItem of its possible keys,
+one per section (docs/decision_log.md). Data written before issue 12 (CTX#F#<id>, CTX#D#<id>,
+CTX#S#<section>, CTX#C#, CTX#P#, CTX#M#summary) is moved to this layout by ``storage.migrate`` when
+the local stack restores a snapshot.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
+from functools import lru_cache
+
+from ..domain.sections import Section
 
 CONTEXT_PREFIX = "CTX#"
+SECTIONS_PREFIX = "CTX#S#"
+_RANGE_END = "$"  # sorts right after "#": the upper bound of a key range, never a key itself
+
+# Part of the stored layout: never renumber. A new section takes a free rank where it belongs (the
+# gaps are there for that); a section left out of this table gets UNRANKED.
+ALWAYS = "always"  # the block of small items, ranked like a section
+SECTION_RANKS: dict[str, int] = {
+    Section.DEMOGRAPHICS.value: 10,  # tiny (a few slots); dosing and diet questions need it
+    Section.ALLERGIES.value: 15,
+    Section.CHRONIC_CONDITIONS.value: 20,
+    ALWAYS: 22,  # inside the safety run that rides along with most questions
+    Section.MEDICATIONS.value: 25,
+    Section.SYMPTOMS.value: 30,  # "ibuprofen for my headache": the safety run and symptoms
+    Section.REPORTED_DIAGNOSES.value: 35,
+    Section.INJURIES.value: 40,
+    Section.SURGERIES.value: 45,
+    Section.LIFESTYLE.value: 50,
+    Section.FAMILY_HISTORY.value: 55,
+    Section.VACCINATIONS.value: 60,
+}
+UNRANKED = 90
 
 
 def user_pk(user_id: str) -> str:
     return f"USER#{user_id}"
 
 
-def fact_sk(fact_id: str) -> str:
-    return f"CTX#F#{fact_id}"
+def _value(section: str | Section) -> str:
+    return section.value if isinstance(section, Section) else section
 
 
-def documented_sk(fact_id: str) -> str:
-    return f"CTX#D#{fact_id}"
+def section_tag(section: str | Section) -> str:
+    name = _value(section)
+    return f"{SECTION_RANKS.get(name, UNRANKED):02d}-{name}"
 
 
-def section_sk(section: str) -> str:
-    return f"CTX#S#{section}"
+def section_items_prefix(section: str | Section) -> str:
+    return f"{SECTIONS_PREFIX}{section_tag(section)}#"
+
+
+def fact_sk(section: str | Section, fact_id: str) -> str:
+    return f"{section_items_prefix(section)}F#{fact_id}"
+
+
+def documented_sk(section: str | Section, fact_id: str) -> str:
+    return f"{section_items_prefix(section)}D#{fact_id}"
+
+
+ALWAYS_PREFIX = section_items_prefix(ALWAYS)
+
+
+def section_sk(section: str | Section) -> str:
+    return f"{ALWAYS_PREFIX}S#{_value(section)}"
 
 
 def clarification_sk(clarification_id: str) -> str:
-    return f"CTX#C#{clarification_id}"
+    return f"{ALWAYS_PREFIX}C#{clarification_id}"
 
 
 def pending_sk(fragment_id: str) -> str:
-    return f"CTX#P#{fragment_id}"
+    return f"{ALWAYS_PREFIX}P#{fragment_id}"
 
 
-SUMMARY_SK = "CTX#M#summary"
+SUMMARY_SK = f"{ALWAYS_PREFIX}M#summary"
+
+
+def context_kind(sk: str) -> str | None:
+    """What a CTX# sort key of this layout holds: fact, documented, section, clarification,
+    pending or summary (None for anything else)."""
+    if sk.startswith(ALWAYS_PREFIX):
+        marker = sk[len(ALWAYS_PREFIX) : len(ALWAYS_PREFIX) + 2]
+        return {"S#": "section", "C#": "clarification", "P#": "pending", "M#": "summary"}.get(marker)
+    if sk.startswith(SECTIONS_PREFIX):
+        _, sep, rest = sk[len(SECTIONS_PREFIX) :].partition("#")
+        return {"F#": "fact", "D#": "documented"}.get(rest[:2]) if sep else None
+    return None
+
+
+@lru_cache(maxsize=1)
+def _order() -> tuple[str, ...]:
+    return tuple(sorted([*(s.value for s in Section), ALWAYS], key=section_tag))
+
+
+def read_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
+    """The inclusive sort-key ranges (BETWEEN lo AND hi) that hold the always-read items and the
+    items of exactly these sections: one per contiguous run of them in rank order. Ordered by key."""
+    wanted = {_value(s) for s in sections} | {ALWAYS}
+    runs: list[list[str]] = []
+    previous = -2
+    for position, name in enumerate(_order()):
+        if name not in wanted:
+            continue
+        if position == previous + 1:
+            runs[-1].append(name)
+        else:
+            runs.append([name])
+        previous = position
+    return [(section_items_prefix(run[0]), section_items_prefix(run[-1])[:-1] + _RANGE_END) for run in runs]
+
+
+def max_read_ranges() -> int:
+    """The most ranges a section-scoped load can need (every other section asked)."""
+    return (len(Section) + 2) // 2
 
 
 def history_prefix(fact_id: str) -> str:

@@ -6,6 +6,7 @@ through the same cases so they cannot drift apart.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import threading
 from collections.abc import Sequence
@@ -15,7 +16,6 @@ from typing import Any
 from ..chat.models import SessionBuffer
 from ..domain.models import (
     AppliedEvent,
-    Clarification,
     Episode,
     Fact,
     Fragment,
@@ -23,7 +23,6 @@ from ..domain.models import (
     HistoryEvent,
     PendingMention,
     RejectedEvent,
-    SectionState,
     UserMemory,
 )
 from ..domain.sections import Section
@@ -31,50 +30,127 @@ from ..ports import ChangeSet, ConflictError, FragmentGone
 from . import keys
 from .codec import from_millis, to_millis
 
+_KINDS: dict[str, str] = {}  # sort key -> what it holds (keys.context_kind), worked out once per key
+_MISSING = object()
+
+
+class _Rows(dict[str, Any]):
+    """One user's items by sort key, keeping the CTX# keys sorted beside them, so a load reads
+    key ranges as a Query does (whichever way an item is written or removed)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ctx: list[str] = []
+
+    def __setitem__(self, sk: str, value: Any) -> None:
+        if sk.startswith(keys.CONTEXT_PREFIX) and sk not in self:
+            bisect.insort(self.ctx, sk)
+        super().__setitem__(sk, value)
+
+    def __delitem__(self, sk: str) -> None:
+        super().__delitem__(sk)
+        if sk.startswith(keys.CONTEXT_PREFIX):
+            del self.ctx[bisect.bisect_left(self.ctx, sk)]
+
+    def pop(self, sk: str, default: Any = _MISSING) -> Any:
+        if sk in self:
+            value = self[sk]
+            del self[sk]
+            return value
+        if default is _MISSING:
+            raise KeyError(sk)
+        return default
+
+    def setdefault(self, sk: str, default: Any = None) -> Any:
+        if sk not in self:
+            self[sk] = default
+        return self[sk]
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for sk, value in dict(*args, **kwargs).items():
+            self[sk] = value
+
 
 class InMemoryRepository:
     def __init__(self) -> None:
-        self._users: dict[str, dict[str, Any]] = {}
+        self._users: dict[str, _Rows] = {}
         self._lock = threading.RLock()
         self.calls = 0
+        self.items_read = 0  # CTX# items the loads went through (the DynamoDB twin counts the same)
 
-    def _user(self, user_id: str) -> dict[str, Any]:
-        return self._users.setdefault(user_id, {})
+    def _user(self, user_id: str) -> _Rows:
+        rows = self._users.get(user_id)
+        if rows is None:
+            rows = self._users[user_id] = _Rows()
+        return rows
+
+    def _rows(self, user_id: str) -> _Rows:
+        """The user's rows to read (a fresh empty set for an unknown user: writes to it go nowhere)."""
+        return self._users.get(user_id) or _Rows()
+
+    def _put(self, user_id: str, sk: str, value: Any) -> None:
+        self._user(user_id)[sk] = value
+
+    def _pop(self, user_id: str, sk: str) -> None:
+        self._rows(user_id).pop(sk, None)
 
     # ---------------------------------------------------------------- read path
     def load_memory(self, user_id: str, sections: Sequence[Section] | None = None) -> UserMemory:
-        self.calls += 1
-        wanted = set(sections) if sections is not None else None
-        with self._lock:
-            rows = [(sk, v) for sk, v in self._users.get(user_id, {}).items() if sk.startswith("CTX#")]
+        """The same key ranges as the DynamoDB twin (one call per range), over the sorted keys."""
+        if sections is None:
+            ranges = [(keys.CONTEXT_PREFIX, keys.CONTEXT_PREFIX[:-1] + "$")]
+            wanted = None
+        else:
+            wanted = {s.value if isinstance(s, Section) else s for s in sections}
+            ranges = keys.read_ranges(wanted)
         memory = UserMemory()
-        for sk, value in sorted(rows, key=lambda r: r[0]):
-            if isinstance(value, Fact):
-                if wanted is None or value.section in wanted:
-                    target = memory.documented if sk.startswith("CTX#D#") else memory.facts
-                    target.append(value.model_copy())
-            elif isinstance(value, SectionState):
-                memory.sections[value.section] = value.model_copy()
-            elif isinstance(value, Clarification):
-                memory.clarifications.append(value)
-            elif isinstance(value, PendingMention):
-                memory.pending.append(value)
-            elif isinstance(value, dict) and sk == keys.SUMMARY_SK:
-                memory.summary = value.get("text")
-                memory.summary_fingerprint = value.get("fingerprint")
+        # Facts are handed out as stored, not copied: every write stores its own deep copy and
+        # replaces it whole, nothing changes a stored fact in place, and callers treat a loaded
+        # memory as read-only (DynamoDB parses fresh objects). Copying the 2,000 facts a drug
+        # question reads in a 5,000-fact profile cost more than the rest of the load.
+        facts, documented = memory.facts, memory.documented
+        with self._lock:
+            self.calls += len(ranges)
+            rows = self._rows(user_id)
+            ordered = rows.ctx
+            for lo, hi in ranges:
+                found = ordered[bisect.bisect_left(ordered, lo) : bisect.bisect_right(ordered, hi)]
+                self.items_read += len(found)
+                for sk in found:
+                    kind = _KINDS.get(sk) or _KINDS.setdefault(sk, keys.context_kind(sk) or "")
+                    value = rows[sk]
+                    if kind == "fact":
+                        if wanted is None or value.section in wanted:  # a StrEnum: compares as str
+                            facts.append(value)
+                    elif kind == "documented":
+                        if wanted is None or value.section in wanted:
+                            documented.append(value)
+                    elif kind == "section":
+                        memory.sections[value.section] = value.model_copy()
+                    elif kind == "clarification":
+                        memory.clarifications.append(value)
+                    elif kind == "pending":
+                        memory.pending.append(value)
+                    elif kind == "summary":
+                        memory.summary = value.get("text")
+                        memory.summary_fingerprint = value.get("fingerprint")
         return memory
 
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None:
-        self.calls += 1
+        self.calls += 1  # one BatchGetItem of the fact's possible keys
         with self._lock:
-            fact = self._users.get(user_id, {}).get(keys.fact_sk(fact_id))
-        return fact.model_copy() if fact else None
+            rows = self._rows(user_id)
+            for section in Section:
+                fact = rows.get(keys.fact_sk(section, fact_id))
+                if fact is not None:
+                    return fact.model_copy()
+        return None
 
     def get_history(self, user_id: str, fact_id: str) -> list[HistoryEvent]:
         self.calls += 1
         prefix = keys.history_prefix(fact_id)
         with self._lock:
-            rows = sorted((sk, v) for sk, v in self._users.get(user_id, {}).items() if sk.startswith(prefix))
+            rows = sorted((sk, v) for sk, v in self._rows(user_id).items() if sk.startswith(prefix))
         return [v for _, v in rows]
 
     # ---------------------------------------------------------------- fragments
@@ -87,13 +163,13 @@ class InMemoryRepository:
                 return False
             rows[sk] = {"fragment": fragment.model_copy(), "done": set()}
             if pending is not None:
-                rows[keys.pending_sk(fragment.id)] = pending
+                self._put(user_id, keys.pending_sk(fragment.id), pending)
         return True
 
     def get_fragment(self, user_id: str, fragment_id: str) -> Fragment | None:
         self.calls += 1
         with self._lock:
-            row = self._users.get(user_id, {}).get(keys.fragment_sk(fragment_id))
+            row = self._rows(user_id).get(keys.fragment_sk(fragment_id))
             if row is None:
                 return None
             return row["fragment"].model_copy(deep=True, update={"done": set(row["done"])})
@@ -109,7 +185,7 @@ class InMemoryRepository:
     ) -> Fragment:
         self.calls += 1
         with self._lock:
-            rows = self._users.get(user_id, {})
+            rows = self._rows(user_id)
             row = rows.get(keys.fragment_sk(fragment.id))
             if row is None or row["fragment"].status not in expected:
                 raise FragmentGone(fragment.id)
@@ -120,13 +196,13 @@ class InMemoryRepository:
             if reason:
                 stored.reason = reason
             if to in (FragmentStatus.APPLIED, FragmentStatus.REJECTED, FragmentStatus.FAILED):
-                rows.pop(keys.pending_sk(fragment.id), None)
+                self._pop(user_id, keys.pending_sk(fragment.id))
             return stored.model_copy(deep=True, update={"done": set(row["done"])})
 
     def fragment_done(self, user_id: str, fragment_id: str) -> set[str]:
         self.calls += 1
         with self._lock:
-            row = self._users.get(user_id, {}).get(keys.fragment_sk(fragment_id))
+            row = self._rows(user_id).get(keys.fragment_sk(fragment_id))
             return set(row["done"]) if row else set()
 
     # ---------------------------------------------------------------- write path
@@ -143,7 +219,9 @@ class InMemoryRepository:
             rows = self._user(user_id)
             # Check every condition first: all or nothing, like TransactWriteItems.
             for write in changes.facts:
-                current = rows.get(keys.fact_sk(write.fact.id))
+                # A fact's section is part of its key: one that changed section is not found here
+                # and fails its version condition, as it does in DynamoDB.
+                current = rows.get(keys.fact_sk(write.fact.section, write.fact.id))
                 if write.expected_version is None and current is not None:
                     raise ConflictError("fact exists")
                 if write.expected_version is not None and (
@@ -165,21 +243,25 @@ class InMemoryRepository:
                     raise FragmentGone(fragment_id)
             # Then write.
             for write in changes.facts:
-                rows[keys.fact_sk(write.fact.id)] = write.fact.model_copy(deep=True)
+                self._put(
+                    user_id, keys.fact_sk(write.fact.section, write.fact.id), write.fact.model_copy(deep=True)
+                )
                 rows[keys.history_sk(write.event.fact_id, write.event.id)] = write.event
                 if write.new_key:
                     rows[keys.key_guard_sk(write.fact.section.value, write.fact.key)] = write.fact.id
                 if write.release_key:
                     rows.pop(keys.key_guard_sk(write.release_key[0].value, write.release_key[1]), None)
             for section_write in changes.sections:
-                rows[keys.section_sk(section_write.state.section.value)] = section_write.state.model_copy()
+                self._put(
+                    user_id, keys.section_sk(section_write.state.section), section_write.state.model_copy()
+                )
                 rows[keys.history_sk(section_write.event.fact_id, section_write.event.id)] = (
                     section_write.event
                 )
             for clarification in changes.clarifications:
-                rows[keys.clarification_sk(clarification.id)] = clarification
+                self._put(user_id, keys.clarification_sk(clarification.id), clarification)
             for clarification_id in changes.resolved_clarifications:
-                rows.pop(keys.clarification_sk(clarification_id), None)
+                self._pop(user_id, keys.clarification_sk(clarification_id))
             for copied in changes.copied_history:
                 rows[keys.history_sk(copied.fact_id, copied.id)] = copied
             if fragment_id is not None:
@@ -220,24 +302,24 @@ class InMemoryRepository:
     def get_episode(self, user_id: str, episode_id: str) -> Episode | None:
         self.calls += 1
         with self._lock:
-            episode = self._users.get(user_id, {}).get(keys.episode_sk(episode_id))
+            episode = self._rows(user_id).get(keys.episode_sk(episode_id))
             return episode.model_copy() if episode else None
 
     def delete_episode(self, user_id: str, episode_id: str) -> None:
         self.calls += 1
         with self._lock:
-            self._users.get(user_id, {}).pop(keys.episode_sk(episode_id), None)
+            self._rows(user_id).pop(keys.episode_sk(episode_id), None)
 
     def list_episodes(self, user_id: str) -> list[Episode]:
         self.calls += 1
         with self._lock:
-            return [v for sk, v in sorted(self._users.get(user_id, {}).items()) if sk.startswith("EPI#")]
+            return [v for sk, v in sorted(self._rows(user_id).items()) if sk.startswith("EPI#")]
 
     def add_episode_retrievals(self, user_id: str, episode_id: str, count: int, last_at: datetime) -> bool:
         self.calls += 1
         last_at = from_millis(to_millis(last_at))  # the precision DynamoDB keeps
         with self._lock:
-            rows = self._users.get(user_id, {})
+            rows = self._rows(user_id)
             stored = rows.get(keys.episode_sk(episode_id))
             if stored is None:
                 return False
@@ -253,7 +335,7 @@ class InMemoryRepository:
     def update_episode(self, user_id: str, episode: Episode, seen_last_retrieved_at: datetime | None) -> None:
         self.calls += 1
         with self._lock:
-            rows = self._users.get(user_id, {})
+            rows = self._rows(user_id)
             stored = rows.get(keys.episode_sk(episode.id))
             if stored is None or stored.last_retrieved_at != seen_last_retrieved_at:
                 raise ConflictError("episode changed")
@@ -267,24 +349,24 @@ class InMemoryRepository:
     # ---------------------------------------------------------------- test and bench helpers
     def put_documented(self, user_id: str, fact: Fact) -> None:
         with self._lock:
-            self._user(user_id)[keys.documented_sk(fact.id)] = fact
+            self._put(user_id, keys.documented_sk(fact.section, fact.id), fact.model_copy(deep=True))
 
     def put_summary(self, user_id: str, summary: dict) -> None:
         self.calls += 1
         with self._lock:
-            self._user(user_id)[keys.SUMMARY_SK] = dict(summary)
+            self._put(user_id, keys.SUMMARY_SK, dict(summary))
 
     def get_summary(self, user_id: str) -> dict | None:
         self.calls += 1
         with self._lock:
-            value = self._users.get(user_id, {}).get(keys.SUMMARY_SK)
+            value = self._rows(user_id).get(keys.SUMMARY_SK)
             return dict(value) if value else None
 
     # ---------------------------------------------------------------- export and erasure
     def export(self, user_id: str) -> dict:
         self.calls += 1
         with self._lock:
-            rows = copy.deepcopy(self._users.get(user_id, {}))
+            rows = copy.deepcopy(dict(self._rows(user_id)))
         out: dict[str, Any] = {
             k: []
             for k in (
@@ -299,25 +381,19 @@ class InMemoryRepository:
             )
         }
         out["summary"] = None
+        plural = {"fact": "facts", "section": "sections", "clarification": "clarifications"}
         for sk, value in sorted(rows.items()):
-            if sk.startswith("CTX#F#"):
-                out["facts"].append(value.model_dump(mode="json"))
-            elif sk.startswith("CTX#D#"):
-                out["documented"].append(value.model_dump(mode="json"))
+            kind = keys.context_kind(sk)
+            if kind == "summary":
+                out["summary"] = value
+            elif kind is not None:
+                out[plural.get(kind, kind)].append(value.model_dump(mode="json"))
             elif sk.startswith("H#"):
                 out["history"].append(value.model_dump(mode="json"))
-            elif sk.startswith("CTX#S#"):
-                out["sections"].append(value.model_dump(mode="json"))
-            elif sk.startswith("CTX#C#"):
-                out["clarifications"].append(value.model_dump(mode="json"))
-            elif sk.startswith("CTX#P#"):
-                out["pending"].append(value.model_dump(mode="json"))
             elif sk.startswith("FRAG#"):
                 out["fragments"].append(value["fragment"].model_dump(mode="json"))
             elif sk.startswith("EPI#"):
                 out["episodes"].append(value.model_dump(mode="json"))
-            elif sk == keys.SUMMARY_SK:
-                out["summary"] = value
         out["sessions"] = [  # chat session buffers (issue 8)
             v.model_dump(mode="json") for sk, v in sorted(rows.items()) if sk.startswith(keys.session_sk(""))
         ]
@@ -326,14 +402,14 @@ class InMemoryRepository:
     def erase(self, user_id: str) -> int:
         self.calls += 1
         with self._lock:
-            return len(self._users.pop(user_id, {}))
+            return len(self._users.pop(user_id, _Rows()))
 
     # ---------------------------------------------------------------- chat session buffers (issue 8)
     # Same conditions and outcomes as DynamoRepository's section; the idle lookup needs no index here.
     def get_session(self, user_id: str, session_id: str) -> SessionBuffer | None:
         self.calls += 1
         with self._lock:
-            buffer = self._users.get(user_id, {}).get(keys.session_sk(session_id))
+            buffer = self._rows(user_id).get(keys.session_sk(session_id))
             return buffer.model_copy(deep=True) if buffer is not None else None
 
     def put_session(self, user_id: str, buffer: SessionBuffer, expected_version: int) -> bool:
@@ -352,7 +428,7 @@ class InMemoryRepository:
         with self._lock:
             return [
                 v.model_copy(deep=True)
-                for sk, v in sorted(self._users.get(user_id, {}).items())
+                for sk, v in sorted(self._rows(user_id).items())
                 if sk.startswith(prefix) and v.idle_due is not None
             ]
 

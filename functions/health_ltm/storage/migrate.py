@@ -1,0 +1,58 @@
+"""Items of the layout before issue 12 moved to the section-keyed one (``storage.keys``).
+
+Before, facts were CTX#F#<id> and documented facts CTX#D#<id> (so every read took the whole
+profile), section states CTX#S#<section>, clarifications CTX#C#, pending mentions CTX#P#, the
+summary CTX#M#summary. Only the sort key changes; every attribute is kept. Idempotent: an item
+already in the current layout, or outside CTX#, comes back as it is.
+
+Used where old data can still exist: the local stack's ``.ltm/`` snapshots, migrated when they
+are restored (``ltm_local.persistence``); the next snapshot is written in the new layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from . import keys
+
+_OLD = {"CTX#F#": "fact", "CTX#D#": "documented", "CTX#C#": "clarification", "CTX#P#": "pending"}
+
+
+def current_sort_key(sk: str, kind: str | None, section: str | None) -> str:
+    """The sort key an item with this (old or current) sort key has in the current layout."""
+    for prefix, old_kind in _OLD.items():
+        if sk.startswith(prefix) and kind in (old_kind, None):
+            rest = sk[len(prefix) :]
+            if old_kind == "fact" and section:
+                return keys.fact_sk(section, rest)
+            if old_kind == "documented" and section:
+                return keys.documented_sk(section, rest)
+            if old_kind == "clarification":
+                return keys.clarification_sk(rest)
+            if old_kind == "pending":
+                return keys.pending_sk(rest)
+    if sk == "CTX#M#summary":
+        return keys.SUMMARY_SK
+    rest = sk[len(keys.SECTIONS_PREFIX) :]
+    if sk.startswith(keys.SECTIONS_PREFIX) and kind == "section" and "#" not in rest:
+        return keys.section_sk(rest)  # CTX#S#<section>: a section state
+    return sk
+
+
+def migrate_item(item: dict) -> dict:
+    """A DynamoDB item (low-level shape) with its sort key in the current layout."""
+    sk = item.get("SK", {}).get("S")
+    if sk is None or not sk.startswith(keys.CONTEXT_PREFIX):
+        return item
+    new = current_sort_key(sk, item.get("kind", {}).get("S"), item.get("section", {}).get("S"))
+    return item if new == sk else {**item, "SK": {"S": new}}
+
+
+def migrate_items(items: Iterable[dict]) -> tuple[list[dict], int]:
+    """The items in the current layout, and how many of them moved."""
+    out, moved = [], 0
+    for item in items:
+        migrated = migrate_item(item)
+        moved += migrated is not item
+        out.append(migrated)
+    return out, moved

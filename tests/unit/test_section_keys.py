@@ -1,0 +1,188 @@
+"""The section-keyed sort-key layout (issue 12): key ranges, and old-layout data moved on restore."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from health_ltm.domain.sections import Section
+from health_ltm.storage import keys
+from health_ltm.storage.migrate import migrate_item, migrate_items
+
+
+def _inside(sk: str, ranges: list[tuple[str, str]]) -> bool:
+    return any(lo <= sk <= hi for lo, hi in ranges)
+
+
+ALWAYS = [
+    keys.section_sk(Section.ALLERGIES),
+    keys.clarification_sk("c1"),
+    keys.pending_sk("f1"),
+    keys.SUMMARY_SK,
+]
+OUTSIDE = [
+    keys.history_sk("01F", "01E"),
+    keys.key_guard_sk("allergies", "x"),
+    "FRAG#f1",
+    "EPI#e",
+    "ACT#2026-03-02",
+]
+
+
+def test_every_subset_of_sections_reads_exactly_its_items_and_the_small_ones():
+    sections = list(Section)
+    for size in range(1, len(sections) + 1):
+        for asked in itertools.combinations(sections, size):
+            ranges = keys.read_ranges(asked)
+            assert len(ranges) <= keys.max_read_ranges()
+            assert ranges == sorted(ranges) and all(lo < hi for lo, hi in ranges)
+            for section in sections:
+                for sk in (
+                    keys.fact_sk(section, "01ZZZZ"),
+                    keys.documented_sk(section, "01"),
+                    keys.fact_sk(section, ""),
+                ):
+                    assert _inside(sk, ranges) is (section in asked), (asked, sk)
+            assert all(_inside(sk, ranges) for sk in ALWAYS)
+            assert not any(_inside(sk, ranges) for sk in OUTSIDE)
+
+
+def test_ranges_follow_runs_of_adjacent_sections():
+    safety = [Section.ALLERGIES, Section.CHRONIC_CONDITIONS, Section.MEDICATIONS]
+    # The always-read block sits inside the safety run: a drug question is one Query.
+    assert len(keys.read_ranges(safety)) == 1
+    assert len(keys.read_ranges([Section.DEMOGRAPHICS, *safety, Section.SYMPTOMS])) == 1
+    assert len(keys.read_ranges([Section.MEDICATIONS])) == 1  # next to the block
+    assert len(keys.read_ranges([Section.CHRONIC_CONDITIONS])) == 1
+    assert len(keys.read_ranges([Section.ALLERGIES])) == 2  # chronic conditions lie between
+    assert len(keys.read_ranges([*safety, Section.REPORTED_DIAGNOSES])) == 2
+    assert len(keys.read_ranges([Section.VACCINATIONS, Section.DEMOGRAPHICS])) == 3
+    assert len(keys.read_ranges([])) == 1  # the small items alone
+    assert keys.max_read_ranges() == 6
+
+
+def test_kinds_of_keys():
+    assert keys.context_kind(keys.fact_sk(Section.MEDICATIONS, "01A")) == "fact"
+    assert keys.context_kind(keys.documented_sk("medications", "01A")) == "documented"
+    assert keys.context_kind(keys.section_sk(Section.ALLERGIES)) == "section"
+    assert keys.context_kind(keys.clarification_sk("c")) == "clarification"
+    assert keys.context_kind(keys.pending_sk("p")) == "pending"
+    assert keys.context_kind(keys.SUMMARY_SK) == "summary"
+    assert keys.context_kind("CTX#F#01A") is None and keys.context_kind("H#01A#01B") is None
+    assert keys.fact_sk(Section.MEDICATIONS, "01A") == "CTX#S#25-medications#F#01A"
+
+
+def _old(sk: str, kind: str, **extra: str) -> dict:
+    item = {"PK": {"S": "USER#alice"}, "SK": {"S": sk}, "kind": {"S": kind}, "data": {"S": "{}"}}
+    item.update({k: {"S": v} for k, v in extra.items()})
+    return item
+
+
+OLD_LAYOUT = [
+    (_old("CTX#F#01FACT", "fact", section="medications"), keys.fact_sk("medications", "01FACT")),
+    (_old("CTX#D#01DOC", "documented", section="allergies"), keys.documented_sk("allergies", "01DOC")),
+    (_old("CTX#S#allergies", "section", section="allergies"), keys.section_sk("allergies")),
+    (_old("CTX#C#c1", "clarification", section="demographics"), keys.clarification_sk("c1")),
+    (_old("CTX#P#frag-1", "pending"), keys.pending_sk("frag-1")),
+    (_old("CTX#M#summary", "summary"), keys.SUMMARY_SK),
+    (_old("H#01FACT#01EV", "history"), "H#01FACT#01EV"),
+    (_old("FRAG#frag-1", "fragment"), "FRAG#frag-1"),
+]
+
+
+@pytest.mark.parametrize(("item", "expected"), OLD_LAYOUT, ids=[i["SK"]["S"] for i, _ in OLD_LAYOUT])
+def test_old_layout_items_move_to_the_section_keyed_layout_once(item, expected):
+    moved = migrate_item(item)
+    assert moved["SK"]["S"] == expected
+    assert {k: v for k, v in moved.items() if k != "SK"} == {k: v for k, v in item.items() if k != "SK"}
+    assert migrate_item(moved) is moved  # idempotent
+
+
+def test_an_old_snapshot_is_restored_in_the_new_layout_and_reads_by_section(aws, tmp_path, monkeypatch):
+    """A `.ltm/` table snapshot written before issue 12 (CTX#F# keys) restores into the new layout."""
+    import boto3
+
+    from health_ltm.domain.ids import new_ulid
+    from health_ltm.domain.models import Fact
+    from health_ltm.domain.sections import FactStatus, Stage
+    from health_ltm.schema import table_definition
+    from health_ltm.storage.dynamodb import DynamoRepository
+    from ltm_local import persistence
+    from ltm_local.emulator import Resources
+    from tests.conftest import T0
+
+    ddb = boto3.client("dynamodb")
+    ddb.create_table(**table_definition("t-old"))
+    monkeypatch.setattr(persistence, "client", lambda service, endpoint: boto3.client(service))
+
+    def fact(section: Section, name: str, status: FactStatus) -> Fact:
+        return Fact(
+            id=new_ulid(), section=section, key=name, name_raw=name, name_normalized=name, status=status,
+            stage=Stage.ACTIVE, first_mentioned_at=T0, last_confirmed_at=T0,
+        )  # fmt: skip
+
+    med, allergy = (
+        fact(Section.MEDICATIONS, "enalapril", FactStatus.ACTIVE),
+        fact(Section.ALLERGIES, "peanut", FactStatus.PRESENT),
+    )
+    old = [
+        {**_old(f"CTX#F#{f.id}", "fact", section=f.section.value), "data": {"S": f.model_dump_json()},
+         "version": {"N": "1"}}
+        for f in (med, allergy)
+    ]  # fmt: skip
+    old.append(
+        {**_old("CTX#S#allergies", "section", section="allergies"),
+         "data": {"S": json.dumps({"section": "allergies", "status": "present", "version": 1})}}
+    )  # fmt: skip
+    resources = Resources(table_name="t-old", queues={})  # only the table is restored here
+    snapshotter = persistence.Snapshotter(tmp_path, "http://unused", resources, "eu-central-1")
+    lines = [json.dumps({k: persistence.encode_attribute(v) for k, v in i.items()}) for i in old]
+    snapshotter.table_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert snapshotter._restore_table() == 3
+
+    stored = {i["SK"]["S"] for i in ddb.scan(TableName="t-old")["Items"]}
+    assert stored == {keys.fact_sk(med.section, med.id), keys.fact_sk(allergy.section, allergy.id),
+                      keys.section_sk("allergies")}  # fmt: skip
+    repo = DynamoRepository("t-old", ddb)
+    memory = repo.load_memory("alice", [Section.MEDICATIONS])
+    assert [f.id for f in memory.facts] == [med.id] and Section.ALLERGIES in memory.sections
+    assert repo.get_fact("alice", allergy.id) == allergy
+
+
+def test_migrate_items_counts_what_moved():
+    items = [i for i, _ in OLD_LAYOUT]
+    migrated, moved = migrate_items(items)
+    assert moved == 6 and len(migrated) == len(items)
+
+
+def test_dynamodb_counts_the_bytes_it_reads_and_runs_the_ranges_in_parallel(dynamo_table):
+    """Bytes read (DynamoDB's item sizes) follow the asked sections; several ranges are several
+    Queries on different threads."""
+    import threading
+
+    from health_ltm.storage.codec import item_size
+    from health_ltm.storage.dynamodb import DynamoRepository
+    from tests.unit.test_repository_contract import seeded
+
+    repo = DynamoRepository(dynamo_table)
+    seeded(repo)
+    everything = repo.client.query(
+        TableName=dynamo_table,
+        KeyConditionExpression="PK = :pk AND begins_with(SK, :p)",
+        ExpressionAttributeValues={":pk": {"S": keys.user_pk("alice")}, ":p": {"S": keys.CONTEXT_PREFIX}},
+    )["Items"]
+    size = {i["SK"]["S"]: item_size(i) for i in everything}
+
+    threads: list[str] = []
+    repo.client.meta.events.register(
+        "before-call.dynamodb.Query", lambda **_: threads.append(threading.current_thread().name)
+    )
+    asked = [Section.VACCINATIONS, Section.ALLERGIES, Section.SYMPTOMS]
+    ranges = keys.read_ranges(asked)
+    before = repo.bytes_read
+    repo.load_memory("alice", asked)
+    expected = sum(v for sk, v in size.items() if _inside(sk, ranges))
+    assert repo.bytes_read - before == expected < sum(size.values())
+    assert len(threads) == len(ranges) == 4 and len(set(threads)) > 1
