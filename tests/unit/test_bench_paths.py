@@ -10,12 +10,15 @@ from bench import context_size, maintenance, read_path, write_path
 from bench.profiles import NOW, build_profile
 
 
-def test_read_path_in_process_serves_every_question_with_one_storage_call():
+def test_read_path_in_process_serves_every_question_within_the_round_trip_bound():
+    from health_ltm.storage import keys
+
     result = read_path.in_process({50: build_profile(50)}, quick=True)
     assert set(result["50"]) == set(read_path.QUERIES)
     for row in result["50"].values():
         assert row["n"] > 0 and row["median_ms"] > 0
-        assert row["storage_calls_per_request"]["median"] == 1
+        # one Query per contiguous run of the question's sections, never more than the bound
+        assert 1 <= row["storage_calls_per_request"]["median"] <= keys.max_read_ranges()
         assert row["response_bytes"] > 0
 
 
