@@ -254,17 +254,19 @@ def find_terms(kinds: tuple[str, ...], text: str, fuzzy: bool = False) -> tuple[
 # scanning the 100,000 most frequent English and Russian words (wordfreq) against the table;
 # stems, as _tokens gives them. Re-run the scan after adding short names to the table.
 _COMMON_NEAR_NAMES = word_set(
-    "allegri allegro alsace amaral ambient ankara antare armond articulate aspiring augmenting "
-    "buffering cambio cambria cancel canker canner canter capote cashed cashel celica chocolatier "
-    "circadian cirrus clarinet clementine concord concour concur condor connor contract contrasted "
-    "creator creston cumbia depressing depressive digression dioxin enclose farmiga gallus innovate "
-    "iodide iovine lactase lactone lanolin lyrical melamine nicked nickle nootropic oranje overnight "
-    "oversight pancreatic penicillium pollan polled polley precise principe principled pullen raglan "
-    "reflex saxena scrimp seaford sentra shingled single singular strike strobe strode stroked strome "
-    "strove taoist valeria valyrian арамис аризон вестис виктор гипотез главком динамит долгот знаков "
-    "кондор коннор контор контракт коронац крестов мелочн милочк молотк наклонен норман отправлен "
-    "отправлени отправленн паритет паркет плавитс племен плетен подогр прозаик прокатн простил "
-    "простын рефлекс сдалис спаркс спирит стимулятор трахал форман цветет цеткин"
+    "ability allegri allegro alsace amaral ambient ankara annuity antare armond articulate artistic "
+    "aspiring augmenting buffering cambio cambria cancel canker canner canter capote cashed cashel "
+    "celica chocolatier circadian cirrus clarinet clementine concert concertina concerto concord "
+    "concour concur condor connor contract contrasted creator creston cumbia depressing depressive "
+    "digression dioxin enclose farmiga florent gallus innovate iodide iovine lactase lactone lanolin "
+    "lyrical melamine metadata mitigate morphing naturopathy nephropathy nicked nickle nootropic "
+    "oranje overnight oversight pancreatic penicillium pollan polled polley precise principe "
+    "principled pullen raglan reflex saxena scrimp seaford sentra shingled single singular strike "
+    "strobe strode stroked strome strove taoist valeria valyrian арамис аризон артист вестис виктор "
+    "гипотез главком динамит долгот знаков кондор коннор контор контракт коронац кофеин крестов "
+    "мелочн милочк молотк морщин назрел наклонен норман отправлен отправлени отправленн паритет "
+    "паркет плавитс племен плетен подогр прозаик прокатн простил простын рефлекс сдалис спаркс спирит "
+    "стимулятор трахал форман цветет цеткин"
 )
 
 
