@@ -199,8 +199,8 @@ FAMILY_WIDE = rx(
 _OTHERS = (
     "муж мужа мужу жена жены жене друг друга другу подруга подруги подруге коллега коллеги сосед соседа "
     "соседка ребенок ребенка ребенку дети детей кот кота кошка кошки собака собаки пес пса husband wife "
-    "friend partner boyfriend girlfriend colleague coworker co-worker neighbor neighbour roommate flatmate housemate "
-    "classmate boss patient patients someone somebody kid kids "
+    "friend partner boyfriend girlfriend colleague coworker co-worker neighbor neighbour roommate flatmate "
+    "housemate classmate boss patient patients someone somebody kid kids "
     "child children baby dog cat"
 )
 _PERSON = r"(?:" + "|".join(sorted({*RELATIVE_BY_WORD, *_OTHERS.split()}, key=len, reverse=True)) + r")"
