@@ -25,6 +25,18 @@ _SURGERY_ABSENT = rx(
     r"|\b(?:never|haven't|have\s+not|hasn't)\s+(?:had|been)\s+(?:any\s+)?(?:surgery|surgeries|operations?)\b"
     r"|\b(?:never|haven't|have\s+not)\s+been\s+operated\s+on\b"
     r"|\bno\s+(?:previous\s+|prior\s+|past\s+)?(?:surgeries|surgery|operations)\b"
+    r"|\bno\s+(?:previous\s+|prior\s+|past\s+)?surgical\s+history\b"
+)
+# A procedure the table does not name: "-ectomy", "-plasty", "... reconstruction", "... biopsy".
+_PROCEDURE = rx(
+    r"\b(?:[a-z]+\s+){0,2}?(?:[a-z]+(?:ectomy|ectomies|otomy|ostomy|plasty|pexy|scopy)"
+    r"|(?:[a-z]+\s+)?(?:reconstruction|repair|replacement|transplant|biopsy|stripping|fusion|implant))\b"
+    r"|\b[а-я]+(?:эктоми|томи|пласти|скопи)\w*"
+)
+_PROCEDURE_LEAD = rx(r"^(?:(?:a|an|the|my|some|had|have|did|two|three|several|bilateral|total|partial)\s+)+")
+_HAD_PROCEDURE = rx(
+    r"\b(?:i\s+(?:had|have\s+had|'ve\s+had|underwent|got)|i'?ve\s+had|they\s+(?:did|performed|removed|took)"
+    r"|had\s+(?:an?|my|the)|мне\s+(?:сделали|делали|провели)|перенес\w*|делали)\b"
 )
 _VACCINE_CUE = rx(
     r"\bприв(?:ивк\w*|ился|илась|ились|ит\w*|ивал\w*|ивали|иться)\b|\bвакцин\w*|\bревакцин\w*|\bvaccin\w*"
@@ -109,10 +121,31 @@ def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         status = FactStatus.ABSENT if negated(s, min(cue.start(), a), b) else FactStatus.PRESENT
         drafts.append(_event(Section.SURGERIES, s, a, b, cue.start(), status, {}, ctx, hint=hint))
+    drafts += _procedures(s, ctx, [(t.start, t.end) for t in find_terms(("surgery",), s.text)] + [
+        d.span for d in drafts
+    ])
     if not drafts:
         m = _SURGERY_ABSENT.search(s.low)
         if m and not third_party_before(s, m.start()):
             drafts.append(Draft(Section.SURGERIES, s.evidence(*m.span()), kind=AssertionKind.SECTION_ABSENT))
+    return drafts
+
+
+def _procedures(s: Sentence, ctx: Context, taken: list[tuple[int, int]]) -> list[Draft]:
+    """"I had a tonsillectomy and an ACL reconstruction": procedures by their form, when the user
+    says they had them (or answers the assistant's question about surgeries)."""
+    drafts = []
+    for m in _PROCEDURE.finditer(s.low):
+        lead = _PROCEDURE_LEAD.match(m.group(0))
+        a, b = m.start() + (lead.end() if lead else 0), m.end()
+        if b - a < 5 or any(x < b and a < y for x, y in taken):
+            continue
+        start, _ = s.clause(a)
+        said_had = _HAD_PROCEDURE.search(s.low, max(0, start - 40), a) or Section.SURGERIES in ctx.asked
+        if not said_had or third_party_before(s, a) or hypothetical(s, a) or negated(s, a, b):
+            continue
+        taken.append((a, b))
+        drafts.append(_event(Section.SURGERIES, s, a, b, a, FactStatus.PRESENT, {}, ctx))
     return drafts
 
 
