@@ -154,7 +154,7 @@ HYPOTHETICAL = rx(
     r"|\b(?:can|could|should|may|shall|must)\s+i\b|\bis\s+it\s+(?:ok|okay|safe|fine|bad)\b|\bif\b"
     r"|\bwant\s+to\b|\bgoing\s+to\b|\bplan(?:ning)?\s+to\b|\bwill\b|\bwould\b|\bneed\s+to\b"
     r"|\bthinking\s+(?:about|of)\b|\bhow\s+(?:do|does|should|much|often)\b|\bwhat\s+(?:if|about)\b"
-    r"|\bneeds?\s+(?:a|an)\b|\bscheduled\s+for\b|\bwaiting\s+for\b|\bупcoming\b|\bпредстоит\b|\bнужн[аоы]\b"
+    r"|\bneeds?\s+(?:a|an)\b|\bscheduled\s+for\b|\bwaiting\s+for\b|\bпредстоит\b|\bнужн[аоы]\b"
 )
 NEGATION = rx(
     r"\b(?:не|нет|ни|никогда|никаких|никакой|no|not|never|none|n't|don't|dont|doesn't|didn't)\b|n't\b"
