@@ -9,7 +9,7 @@ clock given to the constructor; with none of these, facts that need a date are s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
 from pydantic import ValidationError
@@ -49,6 +49,13 @@ from .text import (
 _RULES = (allergies, medications, conditions, symptoms, events, demographics, lifestyle, chinese)
 
 
+@dataclass
+class _MessageReading:
+    drafts: list[tuple[Draft, Sentence, bool, bool]] = field(default_factory=list)  # with markers
+    relative_in_focus: Relative | None = None  # for the next message's "she"
+    takes_back_previous_message: bool = False
+
+
 class RuleExtractor:
     name = "rules-v1"
 
@@ -81,7 +88,8 @@ class RuleExtractor:
                 carried = True
             asked = frozenset(x.section for x in subjects)
             ctx = Context(today=self._today(message, now), relative_in_focus=relative_in_focus, asked=asked)
-            drafts, relative_in_focus = self._message_drafts(message, ctx, rules)
+            reading = self._read_message(message, ctx, rules)
+            drafts, relative_in_focus = reading.drafts, reading.relative_in_focus
             topic = answers.user_topic(message.text) if question is None else None
             said = {d.section for d, _, _, _ in drafts if not d.retracted}
             if question is not None or topic is not None:
@@ -106,11 +114,10 @@ class RuleExtractor:
                         for a in self._restatement(question.text, message.text, ctx, rules, wanted)
                         if a.section not in said
                     ]
-            if drafts and drafts[0][0].retracted and drafts[0][0].span == (-1, -1):
+            if reading.takes_back_previous_message:
                 # A bare "scratch that": the user takes back what their previous message said.
                 for i in previous_message:
                     out[i] = out[i].model_copy(update={"retracted": True})
-                drafts = drafts[1:]
             current: list[int] = []
             for draft, sentence, correction, remember in drafts:
                 assertion = (
@@ -135,7 +142,7 @@ class RuleExtractor:
         if summary is None:
             return []
         asked = answers.summary_sentence(question)
-        drafts, _ = self._message_drafts(Message(role=Role.USER, text=summary), ctx, rules)
+        drafts = self._read_message(Message(role=Role.USER, text=summary), ctx, rules).drafts
         out = []
         for draft, sentence, correction, remember in drafts:
             assertion = _assertion(draft, sentence, correction, remember) if draft.section in wanted else None
@@ -154,14 +161,11 @@ class RuleExtractor:
             )
         return out
 
-    def _message_drafts(
-        self, message: Message, ctx: Context, rules: list
-    ) -> tuple[list[tuple[Draft, Sentence, bool, bool]], Relative | None]:
+    def _read_message(self, message: Message, ctx: Context, rules: list) -> _MessageReading:
         """Drafts of one user message, sentence by sentence, with retraction and focus applied."""
-        drafts: list[tuple[Draft, Sentence, bool, bool]] = []
+        reading = _MessageReading(relative_in_focus=ctx.relative_in_focus)
         correction = remember = False
-        previous: list[Draft] = []
-        relative = ctx.relative_in_focus
+        previous: list[Draft] = []  # the previous sentence's drafts
         for sentence in split_sentences(message.text):
             # A marker counts for its own sentence and the rest of the message ("Я ошибся. Мне 30").
             correction = correction or bool(CORRECTION.search(sentence.low))
@@ -173,25 +177,24 @@ class RuleExtractor:
             if not any(d.section is Section.MEDICATIONS for d in found):
                 found += followups.extract(sentence, ctx)  # a change the drug rules could not place
             if retraction:
-                taken_back = [d for d in found if d.span[1] <= retraction.start()]
-                for d in taken_back or (previous if not found or taken_back else []):
+                # "I said I'm allergic to codeine — scratch that": what precedes the marker is void;
+                # a bare "Scratch that." voids the previous sentence, or the previous message.
+                before = [d for d in found if d.span[1] <= retraction.start()]
+                voided = before or ([] if found else previous)
+                for d in voided:
                     d.retracted = True
-                if not taken_back and not previous and not drafts:
-                    # Nothing before it in this message: it takes back the previous message.
-                    drafts.append(
-                        (Draft(Section.ALLERGIES, (-1, -1), retracted=True), sentence, False, False)
-                    )
-                found = [d for d in found if d.span[1] > retraction.start() or d.retracted]
-            drafts += [(d, sentence, correction, remember) for d in found]
+                if not voided and not reading.drafts:
+                    reading.takes_back_previous_message = True
+            reading.drafts += [(d, sentence, correction, remember) for d in found]
             previous = found or previous
             mentioned = list(RELATIVE.finditer(sentence.low))
             named = (
                 RELATIVE_BY_WORD[mentioned[-1].group(0)] if mentioned else chinese.relative_named(sentence)
             )
             if named is not None:
-                relative = named
-                ctx = replace(ctx, relative_in_focus=relative)
-        return drafts, relative
+                reading.relative_in_focus = named
+                ctx = replace(ctx, relative_in_focus=named)
+        return reading
 
     def _today(self, message: Message, now: datetime | None) -> date | None:
         moment = message.at or now or (self._clock.now() if self._clock is not None else None)
