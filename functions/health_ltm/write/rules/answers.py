@@ -140,7 +140,10 @@ _NOT_A_NAME = word_set(
     "yes no yeah nope just only that's it that all thanks thank you sure okay ok well um uh hmm maybe "
     "да нет ну вроде только всё все это так спасибо кажется наверное may be pretty much nothing else "
     "anything night morning evening day daily week weekends weekend sometimes occasionally usually know "
-    "think remember aware any none sure idea thing things stuff anymore really"
+    "think remember aware any none sure idea thing things stuff anymore really they them their there here "
+    "this that these those one two three four five six seven eight nine ten some many much more most also "
+    "again still then when what which who how why where because about after before since while with "
+    "он она они оно это эти тот та там тут здесь потом сейчас тоже ещё еще раз два три"
 )
 _ALCOHOL_HOW = [
     (rx(r"weekend|по\s+выходным|周末"), "weekends"),
@@ -200,9 +203,6 @@ def read_question(text: str) -> Question:
             for s in question.subjects
             if s.section not in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.LIFESTYLE)
         ]
-    if _ABOUT_OTHERS.search(low) or _THIRD_PERSON.search(low):
-        # "Is anyone in the household a smoker?": not the user; family history keeps its own reading.
-        question.subjects = [s for s in question.subjects if s.section is Section.FAMILY_HISTORY]
     if any(s.section is Section.ALLERGIES for s in question.subjects):
         # "Allergies to medicines?": the drugs are allergens, the question is not about medications.
         question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
@@ -241,6 +241,10 @@ def read_question(text: str) -> Question:
             question.subjects[question.subjects.index(existing)] = named
         else:
             question.subjects.append(named)
+    if _ABOUT_OTHERS.search(low) or _THIRD_PERSON.search(low):
+        # "Is anyone in the household a smoker?", "Has he had a fever?": not the user; family
+        # history keeps its own reading.
+        question.subjects = [s for s in question.subjects if s.section is Section.FAMILY_HISTORY]
     return question
 
 
@@ -676,7 +680,8 @@ def _unknown_names(
             section is Section.ALLERGIES and _REACTION_WORDS.search(word)
         ):
             continue
-        short_item = len(low[a:b].split()) <= 2  # "магний", "fish oil": a list item, not a clause
+        # "магний", "fish oil": a short list answer; a lower-case word inside a sentence is no name
+        short_item = len(low[a:b].split()) <= 2 and len(low.split()) <= 8
         capitalised = text[word_start].isupper()
         if capitalised or short_item or re.search(r"\d", low[word_end : word_end + 8]):
             out.append((word_start, word_end, None))

@@ -221,6 +221,8 @@ PRONOUN_SUBJECT = _PRONOUN_SUBJECT = rx(
 )
 
 
+_POSSESSIVE_OTHER = rx(r"\b(?:his|her|their|его|её|ее|их)\s+\w+")
+
 # Direct speech of someone else: "Моя сестра говорит: «у меня нет аллергий»", "My friend told me:
 # "I have no allergies"". Inside it, "I"/"у меня" is that person, not the user. (Indirect speech,
 # "Мама говорит, что у меня аллергия", keeps the user's own first person, so it is not matched.)
@@ -253,7 +255,10 @@ def third_party_before(s: Sentence, pos: int) -> bool:
     start, end = s.clause(pos)
     if THIRD_PARTY.search(s.low[start:pos]):
         return True
-    return bool(_PRONOUN_SUBJECT.match(s.low[start:pos])) and not FIRST_PERSON.search(s.low[start:end])
+    if FIRST_PERSON.search(s.low[start:end]):
+        return False
+    # "He had a fever", "They did his bypass surgery": someone else's, when the user is not in it.
+    return bool(_PRONOUN_SUBJECT.match(s.low[start:pos]) or _POSSESSIVE_OTHER.search(s.low[start:pos]))
 
 
 def hypothetical(s: Sentence, pos: int) -> bool:
