@@ -18,7 +18,7 @@ from health_ltm.domain.sections import ALLOWED_STATUSES, FactStatus, Section
 from health_ltm.write.normalize import normalize_name
 from health_ltm.write.rules import RuleExtractor
 from health_ltm.write.rules.chinese import zh_number
-from health_ltm.write.validate import user_text, validate
+from health_ltm.write.validate import dialogue_words, user_text, validate
 from tests.unit.test_rules_table import NOTHING, NOW, check, extract, fact, key_of, section_level
 
 S, K, F = Section, AssertionKind, FactStatus
@@ -811,5 +811,5 @@ def test_a_fragment_of_several_messages() -> None:
             fact(S.LIFESTYLE, "smoking", F.PRESENT),
         ],
     )
-    words = user_text(messages)
+    words = dialogue_words(messages)  # an answer's question is checked against the assistant's words
     assert all(validate(a, words)[1] is None for a in found if not a.refers_to_focus)

@@ -15,6 +15,7 @@ from enum import StrEnum
 
 from ..domain.models import Message, Role
 from .normalize import fold
+from .rules.text import PSEUDO_NEGATION
 
 _QUESTION_END = re.compile(r"[?？]\s*$")
 # An assistant turn that asks even without a question mark ("Tell me about your allergies.").
@@ -84,7 +85,9 @@ def question_of(messages: Sequence[Message], index: int) -> Message | None:
     """The assistant question right before the user message at ``index`` (after earlier user
     turns of the same answer burst too: "Any allergies?" / "yes" / "penicillin")."""
     j = index - 1
-    while j >= 0 and messages[j].role is Role.USER and index - j <= 3:
+    # Later messages of one answer burst answer it too, when what came before was short
+    # ("Any allergies?" / "yes" / "penicillin"); a new long statement is no answer.
+    while j >= 0 and messages[j].role is Role.USER and index - j <= 3 and len(messages[j].text.split()) <= 3:
         j -= 1
     if j >= 0 and asks(messages[j]):
         return messages[j]
@@ -103,6 +106,18 @@ def turns(messages: Sequence[Message]) -> list[Turn]:
     return [Turn(i, m, question_of(messages, i)) for i, m in enumerate(messages) if m.role is Role.USER]
 
 
+def episode_text(messages: Sequence[Message]) -> str:
+    """What the user said, for the episode index; a short answer keeps its question beside it
+    ("Any allergies? — no"), so the episode means something when it comes back."""
+    parts = []
+    for turn in turns(messages):
+        text = turn.message.text.strip()
+        if turn.question is not None and len(text.split()) <= 6:
+            text = f"{last_question(turn.question.text)} — {text}"
+        parts.append(text)
+    return " ".join(p for p in parts if p)
+
+
 def last_question(text: str) -> str:
     """The asking sentence of an assistant turn ("Thanks. Any allergies?" -> "Any allergies?")."""
     parts = [p for p in re.split(r"(?<=[.!。！])\s*", text.strip()) if p.strip()]
@@ -113,6 +128,8 @@ def last_question(text: str) -> str:
 def answer_shape(text: str) -> AnswerShape:
     """The form of an answer; CONTENT when it names something beyond yes/no."""
     low = fold(text.strip())
+    if PSEUDO_NEGATION.match(low):
+        return AnswerShape.CONTENT  # "Nothing helps my back pain" affirms the pain
     if _UNSURE.match(low):
         return AnswerShape.UNSURE
     if _NO.match(low):

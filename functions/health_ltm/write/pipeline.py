@@ -22,7 +22,6 @@ from ..domain.models import (
     Fragment,
     FragmentStatus,
     Message,
-    Role,
     SectionState,
     UserMemory,
 )
@@ -42,6 +41,7 @@ from ..ports import (
     SectionWrite,
     VectorIndex,
 )
+from .dialogue import episode_text
 from .focus import resolve as resolve_focus
 from .mentions import detect_critical_mentions
 from .normalize import closest_existing_key
@@ -268,7 +268,7 @@ class WritePath:
     ) -> None:
         if self.vector_index is None or self.embedder is None:
             return
-        text = " ".join(m.text for m in kept if m.role is Role.USER).strip()
+        text = episode_text(kept)
         if not text:
             return
         # One episode per fragment, keyed by the fragment: a redelivery finds it and indexes nothing.

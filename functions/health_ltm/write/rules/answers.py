@@ -252,27 +252,28 @@ def extract(
     question_text: str,
     answer: str,
     ctx: Context,
-    already: frozenset[Section],
+    already: frozenset[tuple[Section, str]],
     topic_from_user: bool = False,
     carried: bool = False,
 ) -> list[Draft]:
     """Drafts for what ``answer`` says about ``question_text``'s subject.
 
-    ``already``: sections the ordinary rules found in this answer; the answer's own statement
-    wins there ("No, but I'm allergic to cats" is read by the allergy rules, not as a "no")."""
+    ``already``: (section, key) of what the ordinary rules found in this answer; the answer's own
+    statement wins ("No, but I'm allergic to cats" is read by the allergy rules, not as a "no"),
+    and what they did not find is still read ("Lisinopril 10 mg and metformin 500 mg")."""
     question = read_question(question_text)
     if not question.subjects:
         return []
     shape = answer_shape(answer)
     offset, rest = rest_after_marker(answer)
-    if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
-        content_drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
-        if content_drafts:
-            return [d for d in content_drafts if d.section not in already]
     drafts: list[Draft] = []
-    if carried and shape is not AnswerShape.CONTENT:
+    if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
+        drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
+    if drafts:
+        pass  # "No, just vitamins", "Да, на пенициллин": what the answer names
+    elif carried and shape is not AnswerShape.CONTENT:
         return []  # a yes or no to a follow-up ("And you get infections too?") is about its own words
-    if shape is AnswerShape.CONTENT:
+    elif shape is AnswerShape.CONTENT:
         drafts = _content(question, answer, 0, ctx)
     elif shape is AnswerShape.NO:
         drafts = _denied(question, answer)
@@ -285,9 +286,12 @@ def extract(
         if question.restatement and shape is AnswerShape.YES
         else EvidenceKind.ANSWER_TO_QUESTION
     )
+    said_sections = {section for section, _ in already}
     out = []
     for draft in drafts:
-        if draft.section in already:
+        if draft.kind is not AssertionKind.FACT and draft.section in said_sections:
+            continue
+        if (draft.section, normalize_name(draft.section, draft.name, draft.hint).key) in already:
             continue
         if not topic_from_user:
             draft.evidence_kind = kind

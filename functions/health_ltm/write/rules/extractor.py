@@ -19,7 +19,7 @@ from ...domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer
 from ...domain.sections import Section
 from ...ports import Clock
 from ..dialogue import affirms, question_of
-from ..normalize import fold
+from ..normalize import fold, normalize_name
 from . import (
     allergies,
     answers,
@@ -92,6 +92,11 @@ class RuleExtractor:
             drafts, relative_in_focus = reading.drafts, reading.relative_in_focus
             topic = answers.user_topic(message.text) if question is None else None
             said = {d.section for d, _, _, _ in drafts if not d.retracted}
+            said_keys = frozenset(
+                (d.section, normalize_name(d.section, d.name, d.hint).key)
+                for d, _, _, _ in drafts
+                if not d.retracted
+            )
             if question is not None or topic is not None:
                 whole = Sentence(message.text, fold(message.text), ())
                 subject = question.text if question is not None else topic[0]  # type: ignore[index]
@@ -103,7 +108,7 @@ class RuleExtractor:
                         subject,
                         message.text,
                         ctx,
-                        frozenset(said),
+                        said_keys,
                         topic_from_user=question is None,
                         carried=carried,
                     )
