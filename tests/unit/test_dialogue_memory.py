@@ -394,3 +394,47 @@ def test_model_path_answer_with_its_question_is_stored_with_the_question_as_cont
 def test_safety_lifestyle_is_shown_at_first_mention(talk):
     talk.say((U, "I smoke a pack a day"))
     assert talk.fact(Section.LIFESTYLE, "smoking").stage is Stage.ACTIVE
+
+
+def test_a_drug_named_first_then_stopped(talk):
+    talk.say((U, "Пью аторвастатин"))
+    talk.say((U, "аторвастатин бросил месяц назад"), session="s2")
+    assert talk.fact(Section.MEDICATIONS, "atorvastatin").status is FactStatus.STOPPED
+
+
+def test_stopping_a_drug_is_not_giving_up_drinking(talk):
+    talk.say((U, "Бросил пить эналаприл"))
+    assert talk.fact(Section.MEDICATIONS, "enalapril").status is FactStatus.STOPPED
+    assert not talk.keys(Section.LIFESTYLE)
+
+
+@pytest.mark.parametrize("text", ["Я ошибся, мне не 40, а 45 лет", "Sorry, I'm not 40, I'm 45"])
+def test_a_corrected_age_is_a_correction_not_a_dose(talk, text):
+    talk.say((U, "Мне 40 лет"))
+    talk.say((U, text), session="s2")
+    fact = talk.fact(Section.DEMOGRAPHICS, "birth_year")
+    assert fact.attributes["birth_year"] == T0.year - 45
+    assert talk.repo.get_history("u", fact.id)[-1].type.value == "correction"
+    assert not talk.keys(Section.MEDICATIONS)
+
+
+def test_a_second_long_message_is_not_read_as_the_answer(talk):
+    talk.say(
+        (A, "Any chronic conditions?"),
+        (U, "Just high blood pressure."),
+        (U, "Nothing helps my back pain lately."),
+    )
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "hypertension").status is FactStatus.PRESENT
+    assert talk.status(Section.CHRONIC_CONDITIONS) is not SectionStatus.CONFIRMED_ABSENT
+    assert not talk.memory.clarifications
+    assert talk.fact(Section.SYMPTOMS, "back_pain").status is FactStatus.PRESENT
+
+
+def test_a_list_answer_the_rules_half_read_is_read_whole(talk):
+    talk.say(
+        (A, "What medications are you taking?"),
+        (U, "Lisinopril 10 mg in the morning and metformin 500 mg twice a day"),
+    )
+    metformin = talk.fact(Section.MEDICATIONS, "metformin")
+    assert (metformin.attributes["dose_value"], metformin.attributes["frequency"]) == (500, "twice daily")
+    assert talk.fact(Section.MEDICATIONS, "lisinopril").attributes["dose_value"] == 10

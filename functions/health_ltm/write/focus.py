@@ -74,10 +74,8 @@ def resolve(
                     fact_id=None,
                     reason="ambiguous_reference",
                     current={"facts": [r.hint for r in referents]},
-                    proposed={
-                        "status": assertion.status.value if assertion.status else None,
-                        **{k: v for k, v in assertion.attributes.items() if v is not None},
-                    },
+                    # what the user said, for the assistant to ask which one they meant
+                    proposed={"said": assertion.evidence},
                     created_at=now,
                     fragment_id=fragment_id,
                 )

@@ -19,6 +19,10 @@ _NOT_AGE_UNIT = (
 _END_RU = r"(?=\s*$|\s*[,.;!?)]|\s+(?:и|а|но|уже|скоро|год|года|лет)\b)"  # "мне 30" but not "мне 30 таблеток"
 _END_EN = r"(?=\s*$|\s*[,.;!?)]|\s+(?:and|but|years?|yrs?|y/?o)\b)"
 _AGE = [
+    # a corrected age: "мне не 40, а 45 лет", "I'm not 40, I'm 45", "I'm 45, not 40"
+    rx(rf"\bмне\s+не\s+{NUM}\s*(?:год|года|лет)?\s*,?\s*а\s+(?P<age>(?P<n>{NUM})(?:\s+(?:год|года|лет)\b)?)"),
+    rx(rf"\b(?:i'm|i\s+am|im)\s+not\s+{NUM}\s*,?\s*(?:i'm|i\s+am|im)\s+(?P<age>(?P<n>{NUM}))\b"),
+    rx(rf"\b(?:i'm|i\s+am|im)\s+(?P<age>(?P<n>{NUM}))\s*,?\s*not\s+{NUM}\b"),
     rx(
         r"\bмне\s+(?:уже\s+|только\s+|почти\s+|скоро\s+|исполнилось\s+|всего\s+|ровно\s+)?"
         rf"(?P<age>(?P<n>{NUM})(?:\s+(?:год|года|лет)\b)?){_NOT_AGE_UNIT}{_END_RU}"

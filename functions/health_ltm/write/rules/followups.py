@@ -47,6 +47,10 @@ _VALUE_CORRECTION = rx(
     r"|是(?P<new3>\d+)(?:毫克|mg)?[，,]?\s*不是(?P<old3>\d+)|不是(?P<old4>\d+)(?:毫克|mg)?[，,]?\s*是(?P<new4>\d+)"
     r"|\bi\s+meant\s+(?P<new5>\d+(?:[.,]\d+)?)"
 )
+# Numbers that are an age, a weight or a height, not a dose ("мне не 40, а 45 лет").
+_NOT_A_DOSE = rx(
+    r"\b(?:лет|года|год|years?|old|кг|kg|kilos?|lbs?|pounds|см|cm|рост\w*|вес\w*|weigh\w*|height|tall)\b|岁|公斤|斤"
+)
 # What the value was said to be before (for the resolver): "25 not 50" -> 50.
 OLD_VALUE = re.compile(
     r"(?:not|а\s+не|不是)\s*(\d+(?:[.,]\d+)?)|\bне\s+(\d+(?:[.,]\d+)?)\s*(?:мг)?\s*,?\s*а\b"
@@ -70,7 +74,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             )
         ]
     correction = _VALUE_CORRECTION.search(s.low)
-    if correction:
+    if correction and not _NOT_A_DOSE.search(s.low):
         new = next(v for k, v in correction.groupdict().items() if k.startswith("new") and v)
         unit = "mcg" if re.search(r"mcg|мкг", s.low) else "mg"
         return [

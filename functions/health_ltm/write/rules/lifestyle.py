@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ...domain.sections import FactStatus, Section
+from ..normalize import find_terms
 from .dates import find_date, find_since
 from .text import Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
 
@@ -219,6 +220,8 @@ def _smoke_value(m: re.Match[str]) -> str:
 def _alcohol(s: Sentence) -> list[Draft]:
     for pattern, status in _ALCOHOL:
         m = pattern.search(s.low)
+        if m and find_terms(("drug",), s.text[m.end() : s.clause(m.start())[1]]):
+            return []  # "бросил пить эналаприл": the drug stopped, not the drinking
         if m:
             how = next((v for p, v in _ALCOHOL_HOW if p.search(s.low)), None)
             value = how or ("yes" if status is FactStatus.PRESENT else "no")

@@ -39,6 +39,8 @@ _CUES = [
         r"\b(?:больше|уже)\s+не\s+(?:принимаю|пью|колю|использую|пользуюсь)\b",
         rf"\b(?:перестала?|бросила?|прекратила?|закончила?)\s+(?:{_TAKE_RU}|прием|курс)\b",
         r"\bотменил[аи]?\b|\bсняли\s+с\b|\bне\s+(?:принимаю|пью|колю)\b|\b(?:принимала?|пила?|колола?)\b",
+        # "аторвастатин бросил месяц назад", "допил амоксиклав": the drug named first, then the end
+        r"\b(?:бросила?|перестала?|прекратила?|допила?|пропила?\s+курс)\b(?!\s+(?:курить|пить\s+алкоголь))",
         r"\b(?:stopped|quit|discontinued|ceased)\b(?:\s+(?:taking|using))?",
         r"\bno\s+longer\s+(?:take|taking|on|use)\b|\b(?:don't|do\s+not|dont)\s+take\b|\bnot\s+taking\b",
         r"\b(?:came|come|went|got)\s+off\b|\btook\s+me\s+off\b|\b(?:i'm|i\s+am|im)\s+off\b",

@@ -131,6 +131,7 @@ CORRECTION = rx(
     r"|\bactually\b|\bi\s+meant\b|\bcorrection\b|\bi\s+was\s+wrong\b|\bmy\s+(?:mistake|bad)\b"
     r"|\bi\s+misspoke\b|\bscratch\s+that\b|\bsorry,?\s+i\s+mean\b|\boops\b|\bупс\b|\bwait,?\s+no\b"
     r"|\b\d+(?:[.,]\d+)?\s*(?:mg|мг|mcg|мкг)?\s*,?\s*(?:not|а\s+не)\s+\d+\b|\bне\s+\d+\s*(?:мг)?\s*,?\s*а\s+\d+"
+    r"|\b(?:i'?m|i\s+am)\s+not\s+\d+\s*,?\s*(?:i'?m|i\s+am)\s+\d+"
     r"|说错了|更正|应该是|不是\d+(?:毫克|mg)?[，,]?\s*是\d+|是\d+(?:毫克|mg)?[，,]?\s*不是\d+"
 )
 # The user takes a mention back: what precedes it in the sentence (or the previous sentence) is void.
