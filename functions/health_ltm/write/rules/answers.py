@@ -123,6 +123,7 @@ _ABOUT_OTHERS = rx(
 )
 # "Has she been vomiting?", "Is his cough productive?": a question about someone else.
 _THIRD_PERSON = rx(r"\b(?:he|she|his|her|him|hers)\b|\b(?:он|она|его|её|ее|него|неё|нее|ему|ей)\b|他|她")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _EXAMPLES = rx(r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像")
 _STILL = rx(r"\bstill\b|\bдо\s+сих\s+пор\b|\bвсё\s+ещё\b|\bвсе\s+еще\b|\bпо-прежнему\b|还在|仍然")
 # A topic the user opens with ("из лекарств —", "as for medications,", "药的话，").
@@ -672,8 +673,8 @@ def _unknown_names(
         lead = _ITEM_LEAD.match(chunk.strip())
         a += len(chunk) - len(chunk.lstrip()) + (lead.end() if lead else 0)
         m = re.match(r"([^\W\d_][\w-]*)", text[a:b])
-        if not m:
-            continue
+        if not m or _CJK_CHAR.search(m.group(1)):
+            continue  # Chinese names come from the table (rules/chinese.py), not from word shapes
         word_start, word_end = a + m.start(1), a + m.end(1)
         if any(s <= word_start < e for s, e, _ in known):
             continue
