@@ -438,3 +438,29 @@ def test_a_list_answer_the_rules_half_read_is_read_whole(talk):
     metformin = talk.fact(Section.MEDICATIONS, "metformin")
     assert (metformin.attributes["dose_value"], metformin.attributes["frequency"]) == (500, "twice daily")
     assert talk.fact(Section.MEDICATIONS, "lisinopril").attributes["dose_value"] == 10
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "absent", "present"),
+    [
+        ("Do you drink or smoke?", "I don't smoke, but I drink a little.", "smoking", "alcohol"),
+        ("How many drinks a week?", "I don't drink that often, one a month maybe.", None, "alcohol"),
+    ],
+)
+def test_a_no_with_a_but_denies_only_what_comes_before_it(talk, question, answer, absent, present):
+    talk.say((A, question), (U, answer))
+    if absent:
+        assert talk.fact(Section.LIFESTYLE, absent).status is FactStatus.ABSENT
+    assert talk.fact(Section.LIFESTYLE, present).status is FactStatus.PRESENT
+
+
+def test_a_presupposed_symptom_in_the_question_is_not_denied(talk):
+    talk.say((U, "My back pain is bad again"))
+    talk.say((A, "Any pins and needles as a result of this back pain?"), (U, "No, no pins and needles."))
+    talk.say((A, "Have you had back pain or surgeries before this injury?"), (U, "No, I haven't."))
+    assert talk.fact(Section.SYMPTOMS, "back_pain").status is FactStatus.PRESENT
+
+
+def test_never_felt_like_this_affirms(talk):
+    talk.say((U, "I have never felt palpitations like this."))
+    assert talk.fact(Section.SYMPTOMS, "palpitations").status is FactStatus.PRESENT

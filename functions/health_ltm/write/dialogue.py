@@ -59,6 +59,12 @@ _YES = re.compile(
     re.IGNORECASE,
 )
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# A negated amount is an amount: "not that often", "не так много".
+_NOT_OFTEN = re.compile(
+    r"\b(?:not|don'?t|do\s+not)\b[^.]{0,25}\b(?:that|very|so)\s+(?:often|much|many)\b|\bnot\s+(?:often|much)\b"
+    r"|\bне\s+(?:так|очень|слишком)\s+(?:часто|много)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -128,8 +134,8 @@ def last_question(text: str) -> str:
 def answer_shape(text: str) -> AnswerShape:
     """The form of an answer; CONTENT when it names something beyond yes/no."""
     low = fold(text.strip())
-    if PSEUDO_NEGATION.match(low):
-        return AnswerShape.CONTENT  # "Nothing helps my back pain" affirms the pain
+    if PSEUDO_NEGATION.match(low) or _NOT_OFTEN.search(low):
+        return AnswerShape.CONTENT  # "Nothing helps my back pain", "I don't drink that often"
     if _UNSURE.match(low):
         return AnswerShape.UNSURE
     if _NO.match(low):

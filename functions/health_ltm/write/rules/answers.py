@@ -104,6 +104,12 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
 _PARTIAL = rx(
     r"\b(?:new|recent(?:ly)?|other|else|changes?|additional|more|lately|today|currently\s+new)\b"
     r"|\b(?:новы[ехй]|нов\w+|друг\w+|ещё|еще|кроме|недавно|сейчас\s+новы)\b|其他|别的|新的|最近|还有"
+    r"|\bbefore\s+(?:this|that|the|it)\b|\bprior\s+to\b|\bдо\s+(?:этого|этой|того)\b|之前"
+)
+_BEFORE = rx(r"\bbefore\s+(?:this|that|the|it)\b|\bprior\s+to\b|\bдо\s+(?:этого|этой|того)\b|之前")
+# "pins and needles as a result of this back pain?": the back pain is presupposed, not asked about.
+_PRESUPPOSED = rx(
+    r"(?:\b(?:this|that|these|those|the|your)\s+|\bэт(?:от|а|у|ой|им)\s+|\bваш\w*\s+|这个)$"
 )
 # The assistant summarises and asks for a yes: "So you take ...?", "..., right?", "Верно?".
 _RESTATEMENT = rx(
@@ -150,7 +156,11 @@ _ALCOHOL_HOW = [
     (rx(r"weekend|по\s+выходным|周末"), "weekends"),
     (rx(r"every\s+day|daily|nightly|каждый\s+день|ежедневно|每天"), "daily"),
     (
-        rx(r"social|occasional|rarely|once\s+in\s+a\s+while|sometimes|редко|иногда|по\s+праздникам|偶尔"),
+        rx(
+            r"social|occasional|rarely|once\s+in\s+a\s+while|every\s+once|sometimes|a\s+little|a\s+bit"
+            r"|not\s+(?:that\s+|very\s+)?often|(?:one|two|a\s+few|\d+)\s+(?:drinks?\s+)?(?:a|per)\s+(?:week|month)"
+            r"|редко|иногда|по\s+праздникам|немного|нечасто|не\s+(?:так\s+)?часто|偶尔"
+        ),
         "occasionally",
     ),
     (rx(r"a\s+lot|heav|много|часто|经常"), "regularly"),
@@ -219,7 +229,7 @@ def read_question(text: str) -> Question:
         ("surgery", Section.SURGERIES),
         ("vaccine", Section.VACCINATIONS),
     ):
-        terms = find_terms((kind,), asked)
+        terms = tuple(t for t in find_terms((kind,), asked) if not _PRESUPPOSED.search(low[: t.start]))
         if not terms:
             continue
         topic_needed = kind in ("allergen", "vaccine", "surgery")
@@ -383,9 +393,25 @@ def _draft(section: Section, answer: str, **fields) -> Draft:
     return Draft(section, _whole(answer), **fields)
 
 
+_CONTRAST = rx(r"\b(?:but|though|although|however|но|однако|хотя|а\s+вот)\b|但是|不过|可是")
+_TOPIC_OF = {(section, slot): pattern for section, slot, pattern in _TOPICS}
+
+
 def _denied(question: Question, answer: str) -> list[Draft]:
     drafts: list[Draft] = []
-    for subject in question.subjects:
+    subjects = question.subjects
+    contrast = _CONTRAST.search(fold(answer))
+    if contrast and len(subjects) > 1:
+        # "I don't smoke, but I drink a little": the no is about what comes before the "but".
+        denied_part = fold(answer)[: contrast.start()]
+        subjects = [
+            s
+            for s in subjects
+            if (pattern := _TOPIC_OF.get((s.section, s.slot))) is not None and pattern.search(denied_part)
+        ]
+    for subject in subjects:
+        if subject.terms and _BEFORE.search(fold(question.text)):
+            continue  # "back pain before this injury?" / "no": nothing about the back pain now
         if subject.terms:
             drafts += _terms_with_status(
                 subject, answer, negative=True, still=bool(_STILL.search(question.text))

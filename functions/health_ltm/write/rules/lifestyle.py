@@ -223,10 +223,19 @@ def _alcohol(s: Sentence) -> list[Draft]:
         if m and find_terms(("drug",), s.text[m.end() : s.clause(m.start())[1]]):
             return []  # "бросил пить эналаприл": the drug stopped, not the drinking
         if m:
+            if status is FactStatus.ABSENT and _AMOUNT_AFTER.match(s.low, m.end()):
+                # "I don't drink that often / much": an amount, not abstinence
+                return [_draft(s, *m.span(), "alcohol", FactStatus.PRESENT, "occasionally")]
             how = next((v for p, v in _ALCOHOL_HOW if p.search(s.low)), None)
             value = how or ("yes" if status is FactStatus.PRESENT else "no")
             return [_draft(s, *m.span(), "alcohol", status, value)]
     return []
+
+
+_AMOUNT_AFTER = rx(
+    r"\s*(?:\w+\s+){0,2}?(?:that|very|so|too)\s+(?:often|much)\b|\s+(?:much|often|a\s+lot)\b"
+    r"|\s+так\s+(?:часто|много)"
+)
 
 
 def _activity(s: Sentence) -> list[Draft]:
