@@ -780,6 +780,7 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
                 seen.add(key)
                 drafts.append(draft)
     drafts += _family_too(s, terms, drafts)
+    drafts += _self_not(s, terms, drafts)
     if not any(d.section is Section.CHRONIC_CONDITIONS for d in drafts):
         drafts += _section_level(s, _C_UNSURE, _C_ABSENT, Section.CHRONIC_CONDITIONS, {})
     if not any(d.section is Section.FAMILY_HISTORY for d in drafts):
@@ -789,6 +790,32 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
 
 
 _ALSO = re.compile(r"[也都](?P<neg>没|不是)?(?:有|是|得过|得了|患有|一样)")
+_SELF_NOT = re.compile(r"我(?:自己|本人)?(?:倒是|倒|却)?(?:没有|没|不是|没得)")
+
+
+def _self_not(s: Sentence, terms: list[Term], drafts: list[Draft]) -> list[Draft]:
+    """"我妈妈有糖尿病，我自己没有": the user denies, for themselves, the disease just named."""
+    out: list[Draft] = []
+    for m in _SELF_NOT.finditer(s.low):
+        c_start, c_end = s.clause(m.start())
+        earlier = [t for t in terms if t.end <= c_start]
+        if not earlier or any(c_start <= t.start < c_end for t in terms):
+            continue
+        term = earlier[-1]
+        name = s.text[term.start : term.end]
+        if not any(d.section is Section.FAMILY_HISTORY and d.name == name for d in drafts):
+            continue  # only after a relative's disease
+        chronic = bool(term.entry.extra.get("chronic"))
+        out.append(
+            Draft(
+                Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES,
+                _span(s, m.start(), m.end()),
+                name=s.text[term.start : term.end],
+                hint=_hint(term),
+                status=FactStatus.ABSENT,
+            )
+        )
+    return out
 
 
 def _family_too(s: Sentence, terms: list[Term], drafts: list[Draft]) -> list[Draft]:
