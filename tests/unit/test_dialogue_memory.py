@@ -464,3 +464,21 @@ def test_a_presupposed_symptom_in_the_question_is_not_denied(talk):
 def test_never_felt_like_this_affirms(talk):
     talk.say((U, "I have never felt palpitations like this."))
     assert talk.fact(Section.SYMPTOMS, "palpitations").status is FactStatus.PRESENT
+
+
+def test_a_chinese_conversation(talk):
+    talk.say(
+        (A, "您现在在吃什么药？"),
+        (U, "只吃阿司匹林，每天一片"),
+        (A, "你抽烟吗？"),
+        (U, "不抽"),
+        (A, "您家里人有什么疾病吗？"),
+        (U, "我妈妈有糖尿病，我自己没有"),
+    )
+    aspirin = talk.fact(Section.MEDICATIONS, "acetylsalicylic_acid")
+    assert aspirin.status is FactStatus.ACTIVE and aspirin.attributes["frequency"] == "once daily"
+    assert talk.keys(Section.MEDICATIONS) == {"acetylsalicylic_acid"}
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
+    assert talk.keys(Section.FAMILY_HISTORY) == {"mother:diabetes"}
+    own = talk.fact(Section.CHRONIC_CONDITIONS, "diabetes")
+    assert own is not None and own.status is FactStatus.ABSENT
