@@ -24,6 +24,7 @@ from ...domain.sections import FactStatus, Section
 from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
 from ..normalize import Term, find_terms, fold, kinds_for, normalize_name, word_set
 from .dates import parse_number
+from .allergies import _reaction as allergy_reaction
 from .medication_details import details
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
 from .objects import _VAGUE as VAGUE
@@ -624,9 +625,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
             attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
         elif target is Section.ALLERGIES:
-            reaction = [w for w in ("hives", "rash", "swelling", "itching") if w in low]
-            if reaction:
-                attributes["reaction"] = ", ".join(reaction)
+            attributes = allergy_reaction(low)  # "амоксициллин — сыпь": the reaction, and its severity
         drafts.append(
             Draft(
                 target,
