@@ -23,8 +23,8 @@ from ...domain.models import AssertionKind, EvidenceKind, Experiencer
 from ...domain.sections import FactStatus, Section
 from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
 from ..normalize import Term, find_terms, fold, kinds_for, normalize_name, word_set
-from .dates import parse_number
 from .allergies import _reaction as allergy_reaction
+from .dates import parse_number
 from .medication_details import details
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
 from .objects import _VAGUE as VAGUE
