@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ...domain.attributes import Relative
 from ...domain.models import AssertionKind, EvidenceKind, Experiencer
-from ...domain.sections import FactStatus, Section
+from ...domain.sections import SECTIONS_WITH_STATUS, FactStatus, Section
 from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
 from ..normalize import Term, find_terms, fold, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
@@ -419,57 +419,51 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             )
             if not subject.whole_section:
                 continue
-        if subject.slot == "pregnancy":
-            drafts.append(
-                _draft(
-                    Section.DEMOGRAPHICS,
-                    answer,
-                    name=answer.strip()[:60],
-                    hint="pregnancy",
-                    status=FactStatus.PRESENT,
-                    attributes={"pregnancy": "not_pregnant"},
-                )
-            )
-        elif subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
-            drafts.append(
-                _draft(
-                    Section.LIFESTYLE,
-                    answer,
-                    name=subject.slot,
-                    hint=subject.slot,
-                    status=FactStatus.ABSENT,
-                    attributes={"value": "no"},
-                )
-            )
+        slot = _slot_answer(subject, answer, yes=False)
+        if slot is not None:
+            drafts.append(slot)
         elif question.partial or len(question.subjects) > 2:
             continue  # "any new medications?": nothing about the whole section
-        elif subject.section in _SECTION_STATUS:
-            attributes = {"relative": "other"} if subject.section is Section.FAMILY_HISTORY else {}
-            drafts.append(
-                _draft(subject.section, answer, kind=AssertionKind.SECTION_ABSENT, attributes=attributes)
-            )
+        elif subject.section in SECTIONS_WITH_STATUS:
+            drafts.append(_section_draft(subject.section, answer, AssertionKind.SECTION_ABSENT))
     return drafts
 
 
-_SECTION_STATUS = frozenset(
-    {
-        Section.ALLERGIES,
-        Section.CHRONIC_CONDITIONS,
-        Section.FAMILY_HISTORY,
-        Section.MEDICATIONS,
-        Section.SURGERIES,
-    }
-)
+def _section_draft(section: Section, answer: str, kind: AssertionKind) -> Draft:
+    # FamilyHistoryAttributes requires a relative; "other" stands for the whole family here.
+    attributes = {"relative": "other"} if section is Section.FAMILY_HISTORY else {}
+    return _draft(section, answer, kind=kind, attributes=attributes)
+
+
+def _slot_answer(subject: Subject, answer: str, yes: bool) -> Draft | None:
+    """A yes or no to "Do you smoke?", "Do you drink?", "Are you pregnant?"."""
+    if subject.slot == "pregnancy":
+        value = "pregnant" if yes else "not_pregnant"
+        return _draft(
+            Section.DEMOGRAPHICS,
+            answer,
+            name=answer.strip()[:60],
+            hint="pregnancy",
+            status=FactStatus.PRESENT,
+            attributes={"pregnancy": value},
+        )
+    if subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
+        return _draft(
+            Section.LIFESTYLE,
+            answer,
+            name=subject.slot,
+            hint=subject.slot,
+            status=FactStatus.PRESENT if yes else FactStatus.ABSENT,
+            attributes={"value": "yes" if yes else "no"},
+        )
+    return None
 
 
 def _unsure(question: Question, answer: str) -> list[Draft]:
     drafts = []
     for subject in question.subjects:
-        if subject.section in _SECTION_STATUS and not subject.terms and not question.partial:
-            attributes = {"relative": "other"} if subject.section is Section.FAMILY_HISTORY else {}
-            drafts.append(
-                _draft(subject.section, answer, kind=AssertionKind.SECTION_UNSURE, attributes=attributes)
-            )
+        if subject.section in SECTIONS_WITH_STATUS and not subject.terms and not question.partial:
+            drafts.append(_section_draft(subject.section, answer, AssertionKind.SECTION_UNSURE))
     return drafts
 
 
@@ -480,28 +474,8 @@ def _affirmed(question: Question, answer: str, ctx: Context) -> list[Draft]:
             continue  # "Any fever, nausea or vomiting?" / "Yes": which of them is not said
         if subject.terms:
             drafts += _terms_with_status(subject, answer, negative=False, question_text=question.text)
-        elif subject.slot == "pregnancy":
-            drafts.append(
-                _draft(
-                    Section.DEMOGRAPHICS,
-                    answer,
-                    name="pregnant",
-                    hint="pregnancy",
-                    status=FactStatus.PRESENT,
-                    attributes={"pregnancy": "pregnant"},
-                )
-            )
-        elif subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
-            drafts.append(
-                _draft(
-                    Section.LIFESTYLE,
-                    answer,
-                    name=subject.slot,
-                    hint=subject.slot,
-                    status=FactStatus.PRESENT,
-                    attributes={"value": "yes"},
-                )
-            )
+        elif (slot := _slot_answer(subject, answer, yes=True)) is not None:
+            drafts.append(slot)
     return drafts
 
 
