@@ -14,8 +14,6 @@ from constructs import Node
 
 from health_ltm.settings import Settings
 
-DEFAULT_REGION = "eu-central-1"
-
 _SETTING_DEFAULTS = {name: field.default for name, field in Settings.model_fields.items()}
 
 _RETENTION = {
@@ -34,8 +32,16 @@ _RETENTION = {
 
 @dataclass(frozen=True)
 class Config:
+    # True: stateful resources are retained on stack deletion and on replacement, but a failed
+    # first create deletes what it made (RetainExceptOnCreate), and resource-level deletion
+    # protection is on. See docs/decision_log.md ("First deploy") for the two-step first deploy.
     deletion_protection: bool = True
-    powertools_layer_version: int = 38
+    # 0: the public Powertools layer ARN is resolved at deploy time from AWS's public SSM parameter
+    # for the exact Powertools version of infra/components/layers.py POWERTOOLS_LAYERS. A number
+    # pins that layer version instead (a region or partition where the parameter is missing).
+    powertools_layer_version: int = 0
+    # Refuse to synthesize a code asset or layer without .pyc for the target Python (infra/bytecode.py).
+    require_bytecode: bool = False
     maintenance_schedule: str = "cron(0 3 * * ? *)"
     # A light, frequent run that only flushes chat sessions idle past LTM_CHAT_IDLE_MINUTES.
     session_sweep_schedule: str = "rate(5 minutes)"
@@ -76,10 +82,13 @@ class Config:
             raise ValueError(f"log_retention_days must be one of {sorted(_RETENTION)}")
         if self.log_level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
             raise ValueError("log_level must be DEBUG, INFO, WARNING or ERROR")
+        if self.powertools_layer_version < 0:
+            raise ValueError("powertools_layer_version must be 0 (resolve) or a layer version number")
 
     @property
     def removal_policy(self) -> RemovalPolicy:
-        return RemovalPolicy.RETAIN if self.deletion_protection else RemovalPolicy.DESTROY
+        """RetainExceptOnCreate: kept on delete and replacement, cleaned up by a failed create."""
+        return RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if self.deletion_protection else RemovalPolicy.DESTROY
 
     @property
     def log_retention(self) -> logs.RetentionDays:

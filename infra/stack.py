@@ -9,7 +9,7 @@ from infra.components.api import Api
 from infra.components.auth import Auth
 from infra.components.data import Data
 from infra.components.encryption import Encryption
-from infra.components.functions import Functions
+from infra.components.functions import METRICS_NAMESPACE, SERVICE_NAME, Functions
 from infra.components.monitoring import Monitoring
 from infra.components.queues import Queues
 from infra.components.secret import ModelSecret
@@ -57,6 +57,7 @@ class HealthLtmStack(Stack):
         ):
             monitoring.function_errors(name, function)
         monitoring.api_server_errors(api.rest_api)
+        monitoring.model_key_missing(METRICS_NAMESPACE, SERVICE_NAME)
 
         CfnOutput(self, "ApiUrl", value=api.url)
         CfnOutput(self, "TableName", value=data.table.table_name)

@@ -8,6 +8,10 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# The chat route's model budget when LTM_CHAT_TIMEOUT_S / LTM_CHAT_MAX_RETRIES are unset.
+CHAT_TIMEOUT_CAP_S = 9.0
+CHAT_RETRIES_CAP = 1
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
@@ -41,8 +45,9 @@ class Settings(BaseSettings):
     # POST /v1/chat's model budget: per attempt, and attempts after the first. Their product plus
     # the SDK's backoff stays below the api function timeout, itself below API Gateway's 29 s, so a
     # slow model is our 504, not a gateway 502 (infra/components/functions.py checks the sum).
-    chat_timeout_s: float = Field(default=9.0, gt=0, le=25, alias="LTM_CHAT_TIMEOUT_S")
-    chat_max_retries: int = Field(default=1, ge=0, le=3, alias="LTM_CHAT_MAX_RETRIES")
+    # Unset: the write path's values, capped at CHAT_TIMEOUT_CAP_S and CHAT_RETRIES_CAP.
+    chat_timeout_s: float | None = Field(default=None, gt=0, le=25, alias="LTM_CHAT_TIMEOUT_S")
+    chat_max_retries: int | None = Field(default=None, ge=0, le=3, alias="LTM_CHAT_MAX_RETRIES")
     # The read path's query classifier: "local" (lexicon + nearest exemplar, no network; the
     # default) or "model" (adapters/openai_query_classifier.py, needs a configured model; within
     # its own time budget, and the local answer stands on any model error).
@@ -55,7 +60,9 @@ class Settings(BaseSettings):
     max_messages: int = Field(default=40, alias="LTM_MAX_MESSAGES")
     max_message_chars: int = Field(default=4000, alias="LTM_MAX_MESSAGE_CHARS")
     context_default_tokens: int = Field(default=400, alias="LTM_CONTEXT_DEFAULT_TOKENS")
-    episode_timeout_s: float = Field(default=0.25, alias="LTM_EPISODE_TIMEOUT_S")
+    # Measured by bench/episode_budget.py (docs/bench/episode-budget.md): 98% of episode searches
+    # (provider embedding + k-NN) arrive within 1 s of the facts being loaded; 0.25 s got 32-40%.
+    episode_timeout_s: float = Field(default=1.0, gt=0, le=5, alias="LTM_EPISODE_TIMEOUT_S")
     cors_origin: str = Field(default="*", alias="LTM_CORS_ORIGIN")
     # ---------------------------------------------------------------- chat (POST /v1/chat, issue 8)
     # A session's buffered turns become one fragment after this many user turns, at
@@ -67,10 +74,22 @@ class Settings(BaseSettings):
     chat_context_tokens: int = Field(default=600, ge=50, le=4000, alias="LTM_CHAT_CONTEXT_TOKENS")
 
     @property
+    def chat_attempt_timeout_s(self) -> float:
+        if self.chat_timeout_s is not None:
+            return self.chat_timeout_s
+        return min(self.llm_timeout_s, CHAT_TIMEOUT_CAP_S)
+
+    @property
+    def chat_retries(self) -> int:
+        if self.chat_max_retries is not None:
+            return self.chat_max_retries
+        return min(self.llm_max_retries, CHAT_RETRIES_CAP)
+
+    @property
     def chat_budget_s(self) -> float:
         """The longest POST /v1/chat waits for the model: every attempt plus the SDK's backoff
         between them (openai's first retries wait well under 2 s each)."""
-        return self.chat_timeout_s * (self.chat_max_retries + 1) + 2.0 * self.chat_max_retries
+        return self.chat_attempt_timeout_s * (self.chat_retries + 1) + 2.0 * self.chat_retries
 
     @property
     def model_configured(self) -> bool:

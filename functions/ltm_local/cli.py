@@ -5,6 +5,8 @@
     ltm invoke FUNCTION EVENT.json   one handler, one event file (a Docker-free sam local invoke)
     ltm tick [--dry-run]             one EventBridge "Scheduled Event" to the maintain handler
     ltm redrive [--queue Q]          move dead-lettered messages back to their queue
+    ltm doctor [--base-url U]        check the model endpoint: key, reachable, key accepted, modes
+    ltm smoke --base-url U --token T the seed-000 medication story end to end against a stage
 
 Environment: LTM_HOME (data dir, default <repo>/.ltm), LTM_PORT (3000), LTM_EMULATOR_PORT (4567),
 LTM_TICK_SECONDS (3600, 0 = off), LTM_SNAPSHOT_SECONDS (2), LTM_RETRY_SECONDS (2), LTM_DEBUG,
@@ -227,6 +229,117 @@ def cmd_redrive(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- doctor -------------------------------------------------------------------------------------------
+
+
+def doctor(settings=None, *, model: str | None = None) -> dict:
+    """Check the model endpoint the settings point at: key, reachability, key accepted, and which
+    structured output modes work (each asked for the classifier's tiny schema)."""
+    from health_ltm.adapters import openai_llm
+    from health_ltm.adapters.llm_schemas import SectionChoice
+    from health_ltm.adapters.secrets import ModelNotConfigured, get_openai_api_key
+    from health_ltm.ports import ModelUnavailable
+    from health_ltm.settings import Settings
+
+    settings = settings or Settings()
+    model = model or settings.classifier_model
+    report: dict = {
+        "endpoint": settings.openai_base_url or "https://api.openai.com/v1",
+        "model": model,
+        "configured_mode": settings.structured_output,
+        "checks": {},
+        "ok": False,
+    }
+    checks = report["checks"]
+    try:
+        get_openai_api_key(settings)
+        has_key = bool(settings.openai_api_key or settings.openai_secret_arn)
+        checks["key"] = {"ok": True, "detail": "a key is set" if has_key else "none set (a base URL alone)"}
+    except ModelNotConfigured as err:
+        checks["key"] = {"ok": False, "detail": str(err)}
+        return report
+    except ModelUnavailable as err:
+        checks["key"] = {"ok": False, "detail": str(err)}
+        return report
+    client = openai_llm.openai_client(settings)
+    try:
+        with openai_llm._model_errors("doctor"):
+            listed = [m.id for m in client.models.list()]
+        checks["reachable"] = {"ok": True, "detail": f"{len(listed)} model(s) listed"}
+        checks["key_accepted"] = {"ok": True, "detail": "the endpoint answered with the key"}
+        if listed and model not in listed:
+            # A warning: servers alias models (llama.cpp serves whatever it loaded under any name).
+            report["warning"] = f"{model} is not among the listed models {listed[:5]}"
+    except openai_llm.ModelAuthRejected as err:
+        checks["reachable"] = {"ok": True, "detail": "the endpoint answered"}
+        checks["key_accepted"] = {"ok": False, "detail": str(err)}
+        return report
+    except openai_llm.ModelServerError as err:
+        checks["reachable"] = {"ok": False, "detail": str(err)}
+        return report
+    except ModelUnavailable as err:  # e.g. 404: some servers do not list models; the modes will tell
+        checks["reachable"] = {"ok": True, "detail": f"models list not served ({err})"}
+    modes = {}
+    for mode in openai_llm.MODES:
+        try:
+            openai_llm.structured_completion(
+                client,
+                model=model,
+                system="Which health topics does the user's message touch? Answer with the sections.",
+                user="[user] I am allergic to penicillin.",
+                response_model=SectionChoice,
+                operation="doctor",
+                mode=mode,
+            )
+            modes[mode] = {"ok": True, "detail": "answer validated against the schema"}
+        except openai_llm.ModelModeUnsupported as err:
+            modes[mode] = {"ok": False, "detail": f"refused: {err}"}
+        except openai_llm.ModelAuthRejected as err:
+            checks["key_accepted"] = {"ok": False, "detail": str(err)}
+            return report
+        except ModelUnavailable as err:
+            modes[mode] = {"ok": False, "detail": f"accepted, but {err}"}
+    checks["structured_output"] = modes
+    working = [m for m, r in modes.items() if r["ok"]]
+    report["recommended_mode"] = working[0] if working else None
+    wanted = settings.structured_output
+    report["ok"] = (
+        bool(working)
+        and (wanted == "auto" or modes.get(wanted, {}).get("ok", False))
+        and all(check.get("ok", True) for name, check in checks.items() if name != "structured_output")
+    )
+    if not report["ok"] and working:
+        report["hint"] = f"set LTM_STRUCTURED_OUTPUT={working[0]} (or auto)"
+    return report
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from health_ltm.settings import Settings
+
+    overrides = {}
+    if args.base_url:
+        overrides["OPENAI_BASE_URL"] = args.base_url
+    if args.mode:
+        overrides["LTM_STRUCTURED_OUTPUT"] = args.mode
+    report = doctor(Settings(**overrides), model=args.model)
+    _print_json(report)
+    return 0 if report["ok"] else 1
+
+
+# --- smoke --------------------------------------------------------------------------------------------
+
+
+def cmd_smoke(args: argparse.Namespace) -> int:
+    repo = str(Path(__file__).resolve().parents[2])
+    if repo not in sys.path:
+        sys.path.insert(0, repo)  # bench/ sits beside functions/, outside the installed packages
+    from bench.smoke import run_smoke
+
+    report = run_smoke(args.base_url, args.token, timeout_s=args.timeout, erase_first=args.erase_first)
+    _print_json(report)
+    return 0 if report["ok"] else 1
+
+
 # --- entry point --------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -255,6 +368,27 @@ def build_parser() -> argparse.ArgumentParser:
     redrive_cmd = commands.add_parser("redrive", help="move DLQ messages back to their source queue")
     redrive_cmd.add_argument("--queue", choices=("extraction", "maintenance"), help="default: both")
     redrive_cmd.set_defaults(func=cmd_redrive)
+
+    doctor_cmd = commands.add_parser(
+        "doctor", help="check the model endpoint: key, reachable, key accepted, structured output modes"
+    )
+    doctor_cmd.add_argument("--base-url", help="default: OPENAI_BASE_URL (else api.openai.com)")
+    doctor_cmd.add_argument("--model", help="default: LTM_CLASSIFIER_MODEL")
+    doctor_cmd.add_argument(
+        "--mode",
+        choices=("json_schema", "json_object", "tools", "auto"),
+        help="the mode you mean to run with (default: LTM_STRUCTURED_OUTPUT)",
+    )
+    doctor_cmd.set_defaults(func=cmd_doctor)
+
+    smoke_cmd = commands.add_parser("smoke", help="the seed-000 medication story against a deployed stage")
+    smoke_cmd.add_argument(
+        "--base-url", required=True, help="the stage URL (ApiUrl output), e.g. https://.../prod/"
+    )
+    smoke_cmd.add_argument("--token", required=True, help="a Cognito access/ID token of a test user")
+    smoke_cmd.add_argument("--timeout", type=float, default=180.0, help="seconds to wait per fragment")
+    smoke_cmd.add_argument("--erase-first", action="store_true", help="erase the user's memory first")
+    smoke_cmd.set_defaults(func=cmd_smoke)
     return parser
 
 

@@ -22,8 +22,17 @@ PUBLIC_GET_PATHS = {
     "docs": "the human-readable API documentation",
     "openapi.json": "the machine-readable API description the docs page loads",
 }
-CORS_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "X-Amz-Date", "X-Amz-Security-Token"]
-CORS_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
+# Every method and request header the routes use (docs/openapi.json; a test compares them):
+# PUT /v1/facts/{id} and PATCH carry If-Match, POST /v1/fragments Idempotency-Key.
+CORS_HEADERS = [
+    "Authorization",
+    "Content-Type",
+    "Idempotency-Key",
+    "If-Match",
+    "X-Amz-Date",
+    "X-Amz-Security-Token",
+]
+CORS_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 # Who, what route, outcome, timing: never the request path (it can carry ids), query string or body.
 ACCESS_LOG_FIELDS = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration
+from aws_cdk import Duration, Stack
 from aws_cdk import aws_backup as backup
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
@@ -12,6 +12,7 @@ from constructs import Construct
 from health_ltm import schema
 from infra.config import Config
 from infra.nag import acknowledge
+from infra.names import unique_name
 
 _ATTRIBUTE_TYPES = {
     "S": dynamodb.AttributeType.STRING,
@@ -65,7 +66,13 @@ class Data(Construct):
         # PITR covers 35 days of point-in-time restores; AWS Backup adds daily snapshots that
         # survive a dropped table. Retention stays short so erased users leave backups soon after.
         vault = backup.BackupVault(
-            self, "BackupVault", encryption_key=key, removal_policy=config.removal_policy
+            self,
+            "BackupVault",
+            # CDK's default name is fixed per construct path: a vault kept by a failed first create
+            # would block the retry. Ending with the stack creation's id, it cannot.
+            backup_vault_name=unique_name(self, f"{Stack.of(self).stack_name}-backup", max_length=50),
+            encryption_key=key,
+            removal_policy=config.removal_policy,
         )
         plan = backup.BackupPlan(self, "BackupPlan", backup_vault=vault)
         plan.add_rule(

@@ -16,6 +16,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from health_ltm import schema
+from health_ltm.settings import Settings
 from infra.components import permissions as perm
 from infra.components.data import Data
 from infra.components.layers import ARCHITECTURE, RUNTIME, SharedCode
@@ -28,7 +29,27 @@ from infra.nag import acknowledge
 # Must match health_ltm.observability (a test checks it).
 SERVICE_NAME = "health-ltm"
 METRICS_NAMESPACE = "HealthLTM"
-API_TIMEOUT_S = 10
+# API Gateway REST ends every integration at 29 s with its own 504 (and a Lambda timeout is a
+# 502). The api function stops before that, and the chat route's model budget (settings
+# chat_timeout_s x attempts + backoff) plus the rest of a turn fits inside the function, so a
+# slow model is the route's designed 504 ("your message was kept").
+API_GATEWAY_INTEGRATION_LIMIT_S = 29
+API_TIMEOUT_S = 25
+# What a chat turn does besides the model call: context (DynamoDB, episodes budget, the query
+# classifier's own budget), the session buffer write, and the cold start's imports.
+CHAT_TURN_OVERHEAD_S = 4.0
+_DEFAULTS = Settings.model_construct()  # the code defaults, not this shell's environment
+
+
+def check_chat_budget(settings: Settings = _DEFAULTS) -> float:
+    """The chat model budget must end before the function and the function before the gateway."""
+    budget = settings.chat_budget_s
+    if not budget + CHAT_TURN_OVERHEAD_S <= API_TIMEOUT_S < API_GATEWAY_INTEGRATION_LIMIT_S:
+        raise ValueError(
+            f"chat model budget {budget:.0f} s + {CHAT_TURN_OVERHEAD_S:.0f} s must fit in the api "
+            f"function's {API_TIMEOUT_S} s, below API Gateway's {API_GATEWAY_INTEGRATION_LIMIT_S} s"
+        )
+    return budget
 
 
 @dataclass(frozen=True)
@@ -69,6 +90,7 @@ class Functions(Construct):
         vectors: Vectors,
     ) -> None:
         super().__init__(scope, construct_id)
+        check_chat_budget()
         self._config = config
         self._key = key
         self._shared = SharedCode(self, "Code", config=config)
@@ -85,6 +107,10 @@ class Functions(Construct):
             "LTM_CHAT_MODEL": config.chat_model,
             "LTM_EMBEDDING_MODEL": config.embedding_model,
             "LTM_CORS_ORIGIN": config.cors_origin,
+            # Stated, not defaulted: the budget infra checked is the budget the function runs.
+            "LTM_CHAT_TIMEOUT_S": str(_DEFAULTS.chat_attempt_timeout_s),
+            "LTM_CHAT_MAX_RETRIES": str(_DEFAULTS.chat_retries),
+            "LTM_STRUCTURED_OUTPUT": _DEFAULTS.structured_output,
             "POWERTOOLS_SERVICE_NAME": SERVICE_NAME,
             "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
             "POWERTOOLS_LOG_LEVEL": config.log_level,

@@ -69,6 +69,22 @@ class Monitoring(Construct):
             threshold=0,
         )
 
+    def model_key_missing(self, namespace: str, service: str) -> cloudwatch.Alarm:
+        """The write path ran on the offline rules because no model key is set (handlers/extract.py)."""
+        return self._alarm(
+            "ModelKeyMissing",
+            "No model key in the OpenAI secret: fragments are extracted by the offline rules, not "
+            "the model. Put the key in (aws secretsmanager put-secret-value) and run ltm doctor",
+            cloudwatch.Metric(
+                namespace=namespace,
+                metric_name="ModelKeyMissing",
+                dimensions_map={"service": service},
+                period=PERIOD,
+                statistic="Sum",
+            ),
+            threshold=0,
+        )
+
     def backlog(self, name: str, queue: sqs.IQueue) -> cloudwatch.Alarm:
         return self._alarm(
             f"{name}Backlog",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, Stack
+from aws_cdk import Duration
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
@@ -15,7 +15,6 @@ class Queues(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, key: kms.IKey) -> None:
         super().__init__(scope, construct_id)
         self._key = key
-        self._prefix = Stack.of(self).stack_name
         # Message group = user id: one user's fragments apply in order, users run in parallel.
         self.extraction_dlq = self._dead_letter_queue("ExtractionDlq", schema.EXTRACTION_QUEUE)
         self.extraction = self._queue("Extraction", schema.EXTRACTION_QUEUE, self.extraction_dlq)
@@ -23,10 +22,11 @@ class Queues(Construct):
         self.maintenance = self._queue("Maintenance", schema.MAINTENANCE_QUEUE, self.maintenance_dlq)
 
     def _queue(self, construct_id: str, spec: QueueSpec, dlq: sqs.Queue) -> sqs.Queue:
+        # No queue_name: CloudFormation names the queues (CDK adds ".fifo"), so nothing a failed
+        # create leaves behind can collide with a retry; the functions get the URLs.
         return sqs.Queue(
             self,
             construct_id,
-            queue_name=schema.queue_name(self._prefix, spec),
             visibility_timeout=Duration.seconds(spec.visibility_timeout_s),
             retention_period=Duration.days(spec.retention_days),
             dead_letter_queue=sqs.DeadLetterQueue(queue=dlq, max_receive_count=spec.max_receive_count),
@@ -38,7 +38,6 @@ class Queues(Construct):
         return sqs.Queue(
             self,
             construct_id,
-            queue_name=schema.queue_name(self._prefix, spec, dead_letter=True),
             retention_period=Duration.days(schema.DLQ_RETENTION_DAYS),
             **self._common(spec),
         )

@@ -14,7 +14,10 @@ from infra.nag import acknowledge
 class ModelSecret(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, config: Config, key: kms.IKey) -> None:
         super().__init__(scope, construct_id)
-        # Created empty (a random placeholder); the operator puts the real key in after deploy:
+        # Created with no value at all: CDK would otherwise generate a random 32-character string,
+        # which the functions would send as a key (401 on every call). Until the operator puts the
+        # key in, GetSecretValue finds no version and the functions know "no key is set"
+        # (adapters/secrets.py; the write path then falls back to the offline rules and alarms):
         # aws secretsmanager put-secret-value --secret-id <OpenAiSecretArn> --secret-string sk-...
         self.secret = secretsmanager.Secret(
             self,
@@ -23,6 +26,9 @@ class ModelSecret(Construct):
             encryption_key=key,
             removal_policy=config.removal_policy,
         )
+        cfn = self.secret.node.default_child
+        assert isinstance(cfn, secretsmanager.CfnSecret)
+        cfn.add_property_deletion_override("GenerateSecretString")
         for rule in ("AwsSolutions-SMG4", "HIPAA.Security-SecretsManagerRotationEnabled"):
             acknowledge(
                 self.secret,

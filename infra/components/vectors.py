@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from aws_cdk import Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -11,6 +9,7 @@ from aws_cdk import aws_opensearchserverless as aoss
 from constructs import Construct
 
 from infra.config import Config
+from infra.names import unique_name
 
 INDEX_PERMISSIONS = [
     "aoss:CreateIndex",
@@ -26,16 +25,22 @@ class Vectors(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, config: Config, key: kms.IKey) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
-        # Collection and policy names are unique per account and region: derive them from the stack.
-        self.collection_name = f"{stack.stack_name.lower()}-episodes"[:32]
+        # Collection and policy names are unique per account and region, and a collection kept by
+        # a failed first create would block a retry under the same name: they end with the stack
+        # creation's id (infra/names.py), fixed for the stack's life.
+        base = stack.stack_name.lower()
+        self.collection_name = unique_name(self, f"{base}-episodes", max_length=32, lower=True)
         self.index_name = config.vector_index
-        self._policy_prefix = stack.stack_name.lower()[:24]
+        self._policy_name = {
+            kind: unique_name(self, f"{base[:14]}-{kind}", max_length=32, lower=True)
+            for kind in ("enc", "net", "data")
+        }
         collection_rule = {"ResourceType": "collection", "Resource": [f"collection/{self.collection_name}"]}
 
         encryption = aoss.CfnSecurityPolicy(
             self,
             "EncryptionPolicy",
-            name=f"{self._policy_prefix}-enc",
+            name=self._policy_name["enc"],
             type="encryption",
             policy=stack.to_json_string(
                 {"Rules": [collection_rule], "AWSOwnedKey": False, "KmsARN": key.key_arn}
@@ -47,9 +52,9 @@ class Vectors(Construct):
         network = aoss.CfnSecurityPolicy(
             self,
             "NetworkPolicy",
-            name=f"{self._policy_prefix}-net",
+            name=self._policy_name["net"],
             type="network",
-            policy=json.dumps([{"Rules": [collection_rule], "AllowFromPublic": True}]),
+            policy=stack.to_json_string([{"Rules": [collection_rule], "AllowFromPublic": True}]),
         )
         self.collection = aoss.CfnCollection(
             self,
@@ -77,7 +82,7 @@ class Vectors(Construct):
         return aoss.CfnAccessPolicy(
             self,
             "DataAccessPolicy",
-            name=f"{self._policy_prefix}-data",
+            name=self._policy_name["data"],
             type="data",
             policy=Stack.of(self).to_json_string(
                 [

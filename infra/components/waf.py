@@ -10,6 +10,7 @@ from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from infra.config import Config
+from infra.names import unique_name
 
 # Fragments (up to 40 messages of 4000 chars) exceed the common rule set's 8 KB body limit; the
 # function validates sizes itself, so that one rule only counts.
@@ -75,7 +76,9 @@ class Waf(Construct):
         )
 
         # WAF requires the "aws-waf-logs-" prefix and an ARN without the trailing ":*".
-        log_group_name = f"aws-waf-logs-{stack.stack_name}"
+        # Named (WAF wants the prefix), so it ends with the stack creation's id (infra/names.py):
+        # a log group kept by a failed first create cannot block the retry.
+        log_group_name = unique_name(self, f"aws-waf-logs-{stack.stack_name}", max_length=512)
         log_group = logs.LogGroup(
             self,
             "Logs",

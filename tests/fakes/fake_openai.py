@@ -5,6 +5,11 @@ model was sent), and answers chat requests from a script: a queue of ``Reply`` o
 an optional ``responder`` function, then a default answer. Faults are replies too: a delay (timeouts),
 429 with retry-after, 5xx, malformed JSON, a refusal, any content at all (a wrong enum).
 
+Structured-output modes: ``json_schema`` (strict), ``json_object`` (the schema in
+``response_format.schema``, as llama.cpp's server takes it) and forced ``tools`` calls (the
+answer comes back as the call's arguments) are all understood; ``modes=`` limits the ones this
+server accepts (others answer 400). ``latency=`` delays each answer (a provider's latency).
+
 Default answers: the classifier gets no sections and the extractor no events, unless
 ``rules=True``, where the offline rule extractor (``health_ltm.write.rules``) answers through
 the model's JSON contract, so the end-to-end path through the model adapter yields real facts.
@@ -119,13 +124,40 @@ class RecordedRequest:
         return self.body.get("response_format")
 
     @property
+    def mode(self) -> str | None:
+        """How the request holds the answer to a schema: json_schema, json_object, tools or None."""
+        if self.forced_tool:
+            return "tools"
+        return (self.response_format or {}).get("type")
+
+    @property
+    def forced_tool(self) -> dict | None:
+        """The function a ``tool_choice`` forces, from ``tools``."""
+        choice = self.body.get("tool_choice")
+        if not isinstance(choice, dict):
+            return None
+        name = (choice.get("function") or {}).get("name")
+        for tool in self.body.get("tools") or []:
+            if (tool.get("function") or {}).get("name") == name:
+                return tool["function"]
+        return None
+
+    @property
     def schema_name(self) -> str | None:
+        if self.forced_tool:
+            return self.forced_tool.get("name")
         fmt = self.response_format or {}
+        if fmt.get("type") == "json_object":
+            return (fmt.get("schema") or {}).get("title")
         return (fmt.get("json_schema") or {}).get("name")
 
     @property
     def schema(self) -> dict | None:
+        if self.forced_tool:
+            return self.forced_tool.get("parameters")
         fmt = self.response_format or {}
+        if fmt.get("type") == "json_object":
+            return fmt.get("schema")
         return (fmt.get("json_schema") or {}).get("schema")
 
 
@@ -140,9 +172,18 @@ class FakeOpenAI:
         rules: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
+        modes: tuple[str, ...] = ("json_schema", "json_object", "tools"),
+        unsupported_status: int = 400,
+        latency: Callable[[RecordedRequest], float] | None = None,
     ) -> None:
         self.responder = responder
         self.rules = rules
+        # The structured-output modes this server speaks: others answer 400, as a server that
+        # does not know them would (llama.cpp's refuses json_schema, say).
+        self.modes = modes
+        self.unsupported_status = unsupported_status  # llama.cpp's server answers 500
+        # Seconds to wait before answering a request (a provider latency distribution).
+        self.latency = latency
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -206,13 +247,35 @@ class FakeOpenAI:
 
     # ------------------------------------------------------------------ answers
     def chat(self, request: RecordedRequest) -> tuple[int, dict[str, str], dict]:
+        if request.mode in ("json_schema", "json_object", "tools") and request.mode not in self.modes:
+            field = "tool_choice" if request.mode == "tools" else "response_format.type"
+            message = f"1 validation error: {field}: Input should be 'text' or 'json_object'"
+            return (
+                self.unsupported_status,
+                {},
+                {"error": {"message": message, "type": "invalid_request_error"}},
+            )
         reply = self._next_reply(request)
         if reply.delay_s:
             self._stopping.wait(reply.delay_s)
+        if self.latency is not None:
+            self._stopping.wait(self.latency(request))
         if reply.body is not None:
             return reply.status, reply.headers, reply.body
         prompt_chars = sum(len(m.get("content") or "") for m in request.body.get("messages", []))
         prompt, completion = reply.usage or (prompt_chars // 4 + 1, len(reply.content or "") // 4 + 1)
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": reply.refusal}
+        tool = request.forced_tool
+        if tool is not None and reply.content is not None and reply.refusal is None:
+            # A forced function call: the answer is the call's arguments, not the content.
+            message["content"] = None
+            message["tool_calls"] = [
+                {
+                    "id": f"call_fake_{len(self.requests)}",
+                    "type": "function",
+                    "function": {"name": tool.get("name"), "arguments": reply.content},
+                }
+            ]
         body = {
             "id": f"chatcmpl-fake-{len(self.requests)}",
             "object": "chat.completion",
@@ -221,8 +284,10 @@ class FakeOpenAI:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply.content, "refusal": reply.refusal},
-                    "finish_reason": reply.finish_reason,
+                    "message": message,
+                    "finish_reason": "tool_calls"
+                    if "tool_calls" in message and reply.finish_reason == "stop"
+                    else reply.finish_reason,
                     "logprobs": None,
                 }
             ],
@@ -235,6 +300,8 @@ class FakeOpenAI:
         return reply.status, reply.headers, body
 
     def embeddings(self, request: RecordedRequest) -> tuple[int, dict[str, str], dict]:
+        if self.latency is not None:
+            self._stopping.wait(self.latency(request))
         inputs = request.body.get("input", [])
         inputs = [inputs] if isinstance(inputs, str) else list(inputs)
         model = request.body.get("model", "text-embedding-3-small")

@@ -59,6 +59,14 @@ class Synthesized:
             for m in self.of_type("AWS::ApiGateway::Method").values()
         }
 
+    def queue_ids(self) -> dict[str, str]:
+        """Logical ids of the work queues (CloudFormation names them), from the functions' env."""
+        env = self.functions()["maintain"]["Environment"]["Variables"]
+        return {
+            "extraction": env["LTM_EXTRACTION_QUEUE_URL"]["Ref"],
+            "maintenance": env["LTM_MAINTENANCE_QUEUE_URL"]["Ref"],
+        }
+
     def functions(self) -> dict[str, dict]:
         """Lambda function properties by handler module (api, extract, maintain)."""
         return {
@@ -67,10 +75,13 @@ class Synthesized:
         }
 
 
+REGION = "eu-central-1"  # cdk.json names none on purpose: the tests give it as `-c region=` would
+
+
 def synthesize(outdir: Path, **context) -> Synthesized:
     app = App(
         outdir=str(outdir),
-        context={**cdk_json_context(), "aws:cdk:bundling-stacks": [], **context},
+        context={**cdk_json_context(), "region": REGION, "aws:cdk:bundling-stacks": [], **context},
     )
     # No rule packs here: test_compliance runs them on this tree and reports findings itself.
     # A fixed environment, whatever AWS profile the machine has.
@@ -106,3 +117,24 @@ def cdk_context() -> dict:
 def variant(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     """A second synthesis with every non-default context value the tests exercise."""
     return synthesize(tmp_path_factory.mktemp("cdk.out.variant"), **VARIANT_CONTEXT)
+
+
+STACK_ID_SUFFIX = "{stack-id-8}"
+
+
+def text_of(value: object) -> str:
+    """A template string value with its intrinsics spelled out: ``Fn::Join`` joined, the stack-id
+    suffix of ``infra/names.py`` as ``{stack-id-8}``, ``Ref``/``GetAtt`` as ``{Ref:X}``/``{X.Attr}``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        if "Fn::Join" in value:
+            separator, parts = value["Fn::Join"]
+            return separator.join(text_of(part) for part in parts)
+        if "Fn::Select" in value and "AWS::StackId" in str(value):
+            return STACK_ID_SUFFIX
+        if "Ref" in value:
+            return f"{{Ref:{value['Ref']}}}"
+        if "Fn::GetAtt" in value:
+            return "{{{}.{}}}".format(*value["Fn::GetAtt"])
+    raise AssertionError(f"unexpected template value {value!r}")

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import pytest
 from infra.components import functions as fn
 from infra.components import permissions as perm
+from infra.components.layers import FUNCTIONS_DIR, POWERTOOLS_LAYERS
+from infra.layer_bundler import CodeBundler
 
 from health_ltm import schema
 from health_ltm.settings import Settings
+from infra import bytecode
 
 pytestmark = pytest.mark.xdist_group("infra")
 
@@ -38,8 +42,11 @@ def test_three_arm64_python314_functions_with_active_tracing_and_powertools(synt
         assert props["Runtime"] == "python3.14"
         assert props["Architectures"] == ["arm64"]
         assert props["TracingConfig"] == {"Mode": "Active"}
+        # Resolved at deploy time from AWS's public parameter for the pinned Powertools version.
         assert props["Layers"][-1] == (
-            "arn:aws:lambda:eu-central-1:017000801446:layer:AWSLambdaPowertoolsPythonV3-python314-arm64:38"
+            "{{resolve:ssm:/aws/service/powertools/python/arm64/python3.14/"
+            + POWERTOOLS_LAYERS[("python3.14", "arm64")].version
+            + "}}"
         )
 
 
@@ -47,7 +54,7 @@ def test_powertools_layer_is_extracted_last_so_its_pydantic_set_wins(synthesized
     for props in synthesized.functions().values():
         dependency_layer, powertools = props["Layers"]
         assert "Ref" in dependency_layer
-        assert "AWSLambdaPowertoolsPythonV3" in powertools
+        assert "/aws/service/powertools/python/" in powertools
 
 
 def test_handlers_and_timeouts_come_from_the_schema(synthesized):
@@ -56,20 +63,47 @@ def test_handlers_and_timeouts_come_from_the_schema(synthesized):
     assert functions["api"]["Handler"] == "health_ltm.handlers.api.handler"
     assert functions["extract"]["Handler"] == "health_ltm.handlers.extract.handler"
     assert functions["maintain"]["Handler"] == "health_ltm.handlers.maintain.handler"
-    assert functions["api"]["Timeout"] == 10
+    assert functions["api"]["Timeout"] == fn.API_TIMEOUT_S
     assert functions["extract"]["Timeout"] == schema.EXTRACT_TIMEOUT_S
     assert functions["maintain"]["Timeout"] == schema.MAINTAIN_TIMEOUT_S
 
 
-def test_one_code_asset_without_local_tooling_or_caches(synthesized):
+def test_one_code_asset_for_all_three_functions(synthesized):
     keys = {json.dumps(p["Code"]) for p in synthesized.functions().values()}
     assert len(keys) == 1
-    s3_key = next(iter(synthesized.functions().values()))["Code"]["S3Key"]
-    staged = synthesized.outdir / f"asset.{s3_key.removesuffix('.zip')}"
 
-    files = [p.relative_to(staged).as_posix() for p in staged.rglob("*")]
+
+def test_the_code_asset_leaves_out_local_tooling_and_the_hosts_caches(tmp_path, monkeypatch):
+    monkeypatch.setattr(bytecode, "target_python", lambda version: None)  # no python3.14 here
+    (tmp_path / "out").mkdir()
+
+    CodeBundler(FUNCTIONS_DIR).try_bundle(str(tmp_path / "out"), None)
+
+    files = [p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*")]
     assert "health_ltm/schema.py" in files
     assert not [f for f in files if f.startswith("ltm_local") or "__pycache__" in f or f.endswith(".pyc")]
+
+
+def test_the_code_asset_ships_bytecode_of_the_target_python_that_needs_no_source_times(tmp_path, monkeypatch):
+    # The host's own interpreter stands in for python3.14 (the mechanism is the same).
+    monkeypatch.setattr(bytecode, "target_python", lambda version: sys.executable)
+    (tmp_path / "out").mkdir()
+
+    CodeBundler(FUNCTIONS_DIR).try_bundle(str(tmp_path / "out"), None)
+
+    tag = sys.implementation.cache_tag
+    pyc = tmp_path / "out" / "health_ltm" / "__pycache__" / f"schema.{tag}.pyc"
+    assert pyc.exists()
+    flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
+    assert flags == 0b01  # hash-based, check_source off: valid whatever the zip does to mtimes
+
+
+def test_bytecode_can_be_required_for_a_deploy(tmp_path, monkeypatch):
+    monkeypatch.setattr(bytecode, "target_python", lambda version: None)
+    (tmp_path / "out").mkdir()
+
+    with pytest.raises(bytecode.BytecodeUnavailable, match=r"python3\.14"):
+        CodeBundler(FUNCTIONS_DIR, require_bytecode=True).try_bundle(str(tmp_path / "out"), None)
 
 
 def test_environment_names_every_setting_and_powertools_variable(synthesized):
@@ -117,15 +151,11 @@ def test_environment_and_logs_are_encrypted_with_the_key(synthesized):
 
 def test_sqs_event_sources_report_partial_batch_failures(synthesized):
     mappings = [m["Properties"] for m in synthesized.of_type("AWS::Lambda::EventSourceMapping").values()]
-    queue_ids = {
-        props["Properties"]["QueueName"]: logical_id
-        for logical_id, props in synthesized.of_type("AWS::SQS::Queue").items()
-        if "QueueName" in props["Properties"]
-    }
+    queue_ids = synthesized.queue_ids()
     by_queue = {m["EventSourceArn"]["Fn::GetAtt"][0]: m for m in mappings}
 
-    extraction = by_queue[queue_ids[schema.queue_name("HealthLtm", schema.EXTRACTION_QUEUE)]]
-    maintenance = by_queue[queue_ids[schema.queue_name("HealthLtm", schema.MAINTENANCE_QUEUE)]]
+    extraction = by_queue[queue_ids["extraction"]]
+    maintenance = by_queue[queue_ids["maintenance"]]
     assert len(mappings) == 2
     for mapping, spec in ((extraction, schema.EXTRACTION_QUEUE), (maintenance, schema.MAINTENANCE_QUEUE)):
         assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]

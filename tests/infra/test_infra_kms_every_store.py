@@ -13,6 +13,8 @@ import json
 
 import pytest
 
+from conftest import text_of
+
 pytestmark = pytest.mark.xdist_group("infra")
 
 # type -> the property that must reference the CMK
@@ -79,7 +81,7 @@ def test_every_store_is_encrypted_with_the_one_customer_managed_key(request, whi
 def test_the_vector_collection_uses_the_key_through_its_encryption_policy(synthesized):
     key = _key_arn(synthesized)
     (collection,) = synthesized.of_type("AWS::OpenSearchServerless::Collection").values()
-    name = collection["Properties"]["Name"]
+    name = text_of(collection["Properties"]["Name"])
     policies = [
         p["Properties"]
         for p in synthesized.of_type("AWS::OpenSearchServerless::SecurityPolicy").values()
@@ -87,7 +89,8 @@ def test_the_vector_collection_uses_the_key_through_its_encryption_policy(synthe
     ]
     assert len(policies) == 1
     text = json.dumps(policies[0]["Policy"])
-    assert name in text and json.dumps(key) in text and '\\"AWSOwnedKey\\":false' in text.replace(" ", "")
+    assert name in text_of(policies[0]["Policy"])
+    assert json.dumps(key) in text and '\\"AWSOwnedKey\\":false' in text.replace(" ", "")
 
 
 def test_no_unreviewed_data_holding_resource_type_is_in_the_template(synthesized):

@@ -49,7 +49,7 @@ def test_table_is_protected_encrypted_and_expires_items(synthesized):
     }
     assert table["TimeToLiveSpecification"] == {"AttributeName": schema.TTL_ATTRIBUTE, "Enabled": True}
     assert table["DeletionProtectionEnabled"] is True
-    assert resource["DeletionPolicy"] == "Retain"
+    assert resource["DeletionPolicy"] == "RetainExceptOnCreate"
 
 
 def test_table_is_in_a_backup_plan_with_an_encrypted_vault(synthesized):
@@ -74,24 +74,20 @@ def test_deletion_protection_off_makes_stateful_resources_destroyable(variant):
             assert resource["DeletionPolicy"] == "Delete", resource_type
 
 
-def _queues(synthesized) -> dict[str, dict]:
-    return {
-        q["Properties"]["QueueName"]: q["Properties"]
-        for q in synthesized.of_type("AWS::SQS::Queue").values()
-        if "QueueName" in q["Properties"]
-    }
+def _queue(synthesized, logical_id: str) -> dict:
+    return synthesized.resources[logical_id]["Properties"]
+
+
+def test_queues_carry_no_fixed_names_so_a_retried_create_cannot_collide(synthesized):
+    for queue in synthesized.of_type("AWS::SQS::Queue").values():
+        assert "QueueName" not in queue["Properties"]
 
 
 def test_extraction_queue_is_fifo_with_a_fifo_dead_letter_queue(synthesized):
-    queues = _queues(synthesized)
     spec = schema.EXTRACTION_QUEUE
-    queue = queues[schema.queue_name("HealthLtm", spec)]
-    dlq_name = schema.queue_name("HealthLtm", spec, dead_letter=True)
-    dlq_id = next(
-        logical_id
-        for logical_id, q in synthesized.of_type("AWS::SQS::Queue").items()
-        if q["Properties"].get("QueueName") == dlq_name
-    )
+    queue = _queue(synthesized, synthesized.queue_ids()["extraction"])
+    dlq_id = queue["RedrivePolicy"]["deadLetterTargetArn"]["Fn::GetAtt"][0]
+    dlq = _queue(synthesized, dlq_id)
 
     assert queue["FifoQueue"] is True
     assert queue["ContentBasedDeduplication"] is spec.content_based_dedup
@@ -101,12 +97,12 @@ def test_extraction_queue_is_fifo_with_a_fifo_dead_letter_queue(synthesized):
         "deadLetterTargetArn": {"Fn::GetAtt": [dlq_id, "Arn"]},
         "maxReceiveCount": spec.max_receive_count,
     }
-    assert queues[dlq_name]["FifoQueue"] is True
-    assert queues[dlq_name]["MessageRetentionPeriod"] == schema.DLQ_RETENTION_DAYS * 86400
+    assert dlq["FifoQueue"] is True
+    assert dlq["MessageRetentionPeriod"] == schema.DLQ_RETENTION_DAYS * 86400
 
 
 def test_maintenance_queue_is_standard_with_redrive(synthesized):
-    queue = _queues(synthesized)[schema.queue_name("HealthLtm", schema.MAINTENANCE_QUEUE)]
+    queue = _queue(synthesized, synthesized.queue_ids()["maintenance"])
 
     assert "FifoQueue" not in queue
     assert queue["RedrivePolicy"]["maxReceiveCount"] == schema.MAINTENANCE_QUEUE.max_receive_count

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from conftest import STACK_ID_SUFFIX, text_of
+
 pytestmark = pytest.mark.xdist_group("infra")
 
 
@@ -20,7 +22,7 @@ def test_collection_is_a_vector_search_collection(synthesized):
     collection = synthesized.one("AWS::OpenSearchServerless::Collection")
 
     assert collection["Type"] == "VECTORSEARCH"
-    assert collection["Name"] == "healthltm-episodes"
+    assert text_of(collection["Name"]) == f"healthltm-episodes-{STACK_ID_SUFFIX}"
     assert collection["DeletionProtection"] == "ENABLED"
     assert collection["StandbyReplicas"] == "ENABLED"
 
@@ -41,17 +43,21 @@ def test_collection_is_encrypted_with_the_customer_managed_key(synthesized):
 
 
 def test_network_policy_exposes_the_collection_but_not_dashboards(synthesized):
-    (rule_set,) = json.loads(_policies(synthesized)["network"]["Policy"])
+    (rule_set,) = json.loads(text_of(_policies(synthesized)["network"]["Policy"]))
 
     assert rule_set["Rules"] == [
-        {"ResourceType": "collection", "Resource": ["collection/healthltm-episodes"]}
+        {"ResourceType": "collection", "Resource": [f"collection/healthltm-episodes-{STACK_ID_SUFFIX}"]}
     ]
 
 
 def test_data_access_policy_names_only_the_three_function_roles(synthesized):
     policy = synthesized.one("AWS::OpenSearchServerless::AccessPolicy")
-    principals = [part["Fn::GetAtt"][0] for part in policy["Policy"]["Fn::Join"][1] if isinstance(part, dict)]
-    text = "".join(part for part in policy["Policy"]["Fn::Join"][1] if isinstance(part, str))
+    principals = [
+        part["Fn::GetAtt"][0]
+        for part in policy["Policy"]["Fn::Join"][1]
+        if isinstance(part, dict) and "Fn::GetAtt" in part
+    ]
+    text = text_of(policy["Policy"])
 
     assert policy["Type"] == "data"
     assert sorted(principals) == sorted(
@@ -59,7 +65,7 @@ def test_data_access_policy_names_only_the_three_function_roles(synthesized):
         for logical_id in synthesized.of_type("AWS::IAM::Role")
         if logical_id.startswith("Functions") and "Role" in logical_id
     )
-    assert "index/healthltm-episodes/episodes" in text
+    assert f"index/healthltm-episodes-{STACK_ID_SUFFIX}/episodes" in text
     assert "aoss:*" not in text and "aoss:DeleteIndex" not in text
 
 

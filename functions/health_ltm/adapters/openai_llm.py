@@ -1,9 +1,13 @@
 """OpenAI (or any OpenAI-compatible endpoint) behind the classifier, extractor and embedder ports.
 
-Every model answer is constrained by a strict JSON schema (structured outputs) and validated
-again here against the same pydantic model: an answer that is not valid JSON, breaks the
-schema (a wrong enum, a missing or extra key, a section that was not asked for) or is a
-refusal raises ``ModelOutputInvalid``. A failed call is never turned into "nothing to
+Every model answer is constrained by the JSON schema of a pydantic model, in one of three
+modes (``settings.structured_output``): ``json_schema`` (strict structured outputs),
+``json_object`` (JSON mode, the schema in the prompt and in ``response_format.schema``, which
+llama.cpp's server turns into a grammar) or ``tools`` (one forced function call whose
+parameters are the schema); ``auto`` finds the first mode the endpoint accepts, once. Whatever
+the mode, the answer is validated here against the same pydantic model: an answer that is not
+valid JSON, breaks the schema (a wrong enum, a missing or extra key, a section that was not
+asked for) or is a refusal raises ``ModelOutputInvalid``. A failed call is never turned into "nothing to
 extract": every failure is a ``ModelUnavailable`` subclass, so the fragment is retried and
 ends in the DLQ rather than being lost.
 
@@ -13,6 +17,7 @@ the model. Error messages and logs carry status codes and counts, never the user
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,6 +48,7 @@ EMBEDDING_DIMENSIONS: dict[str, int] = {
     "text-embedding-ada-002": 1536,
 }
 EMBEDDING_BATCH = 256
+QUERY_EMBEDDING_CACHE = 128
 
 
 class ModelTimeout(ModelUnavailable):
@@ -61,6 +67,17 @@ class ModelOutputInvalid(ModelUnavailable):
     """The answer is not valid JSON, breaks the schema, was cut off, or is a refusal."""
 
 
+class ModelAuthRejected(ModelUnavailable):
+    """HTTP 401/403: the endpoint refused the key (a key is set, but it is wrong or revoked)."""
+
+
+class ModelModeUnsupported(ModelUnavailable):
+    """HTTP 400/404/422 to a structured-output request: the endpoint does not speak this mode."""
+
+
+MODES = ("json_schema", "json_object", "tools")
+
+
 @dataclass(frozen=True)
 class TokenUsage:
     prompt_tokens: int = 0
@@ -75,13 +92,15 @@ def _cached_client(base_url: str | None, api_key: str, timeout_s: float, max_ret
     return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries)
 
 
-def openai_client(settings: Settings) -> OpenAI:
-    """One client per (endpoint, key, limits): a rotated key gives a new client, nothing else does."""
+def openai_client(settings: Settings, *, chat: bool = False) -> OpenAI:
+    """One client per (endpoint, key, limits): a rotated key gives a new client, nothing else does.
+
+    ``chat=True``: the chat route's tighter budget (``Settings.chat_attempt_timeout_s``, ``chat_retries``)."""
     return _cached_client(
         settings.openai_base_url or None,
         get_openai_api_key(settings),
-        settings.llm_timeout_s,
-        settings.llm_max_retries,
+        settings.chat_attempt_timeout_s if chat else settings.llm_timeout_s,
+        settings.chat_retries if chat else settings.llm_max_retries,
     )
 
 
@@ -115,6 +134,10 @@ def _model_errors(operation: str) -> Iterator[None]:
         raise ModelServerError(f"{operation}: the model endpoint could not be reached") from None
     except openai.APIStatusError as error:
         _failed(operation, str(error.status_code))
+        if error.status_code in (401, 403):
+            raise ModelAuthRejected(
+                f"{operation}: the endpoint refused the key ({error.status_code})"
+            ) from None
         if error.status_code >= 500:
             raise ModelServerError(f"{operation}: the model endpoint answered {error.status_code}") from None
         raise ModelUnavailable(f"{operation}: the model endpoint answered {error.status_code}") from None
@@ -138,23 +161,124 @@ def _record_usage(usage: Any) -> TokenUsage:
 
 
 # ------------------------------------------------------------------------ structured calls
+# Mode chosen by "auto", per (endpoint, model), for the container's life.
+_DETECTED: dict[tuple[str, str], str] = {}
+_MODE_UNSUPPORTED = (400, 404, 415, 422)
+
+
 def structured_completion(
-    client: OpenAI, *, model: str, system: str, user: str, response_model: type[ResponseT], operation: str
+    client: OpenAI,
+    *,
+    model: str,
+    system: str,
+    user: str,
+    response_model: type[ResponseT],
+    operation: str,
+    mode: str = "json_schema",
 ) -> ResponseT:
-    """One chat completion constrained by the strict JSON schema of ``response_model``.
+    """One chat completion held to the JSON schema of ``response_model`` in ``mode``
+    (``json_schema``, ``json_object``, ``tools`` or ``auto``), then validated by pydantic.
 
     ``create`` plus our own validation rather than ``parse``: the token usage is recorded even
-    when the answer is invalid, and every failure goes through one typed mapping.
+    when the answer is invalid, and every failure goes through one typed mapping. Whatever the
+    mode, the same ``_parse`` ends the call: a weak model's answer is held to the same schema.
     """
+    if mode == "auto":
+        return _auto(client, model, system, user, response_model, operation)
+    if mode not in MODES:
+        raise ValueError(f"unknown structured output mode {mode!r}")
+    request = _request(mode, model, system, user, response_model)
     with _model_errors(operation):
-        completion = client.chat.completions.create(
-            model=model,
-            temperature=0,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            response_format=_response_format(response_model),
-        )
+        try:
+            completion = client.chat.completions.create(**request)
+        except Exception as error:
+            status = getattr(error, "status_code", None)
+            if status in _MODE_UNSUPPORTED or (status == 500 and _blames_the_mode(error, mode)):
+                _failed(operation, f"mode_{mode}_{status}")
+                raise ModelModeUnsupported(f"{operation}: the endpoint refused {mode} ({status})") from None
+            raise
     _record_usage(completion.usage)
-    return _parse(completion, response_model, operation)
+    return _parse(completion, response_model, operation, tool=request.get("tool_choice") is not None)
+
+
+def _blames_the_mode(error: Exception, mode: str) -> bool:
+    """Some servers answer a request field they do not know with 500, not 400 (llama.cpp's:
+    "response_format.type: Input should be 'text' or 'json_object'"). Only such a message counts."""
+    text = f"{getattr(error, 'message', '')} {getattr(error, 'body', '')}"
+    field = {"json_schema": "response_format", "json_object": "response_format", "tools": "tool"}[mode]
+    return field in text and ("validation" in text.lower() or "input should be" in text.lower())
+
+
+def _auto(
+    client: OpenAI, model: str, system: str, user: str, response_model: type[ResponseT], operation: str
+) -> ResponseT:
+    key = (str(getattr(client, "base_url", "")), model)
+    known = _DETECTED.get(key)
+    for mode in [known] if known else list(MODES):
+        try:
+            answer = structured_completion(
+                client,
+                model=model,
+                system=system,
+                user=user,
+                response_model=response_model,
+                operation=operation,
+                mode=mode,
+            )
+        except ModelModeUnsupported:
+            if known:
+                _DETECTED.pop(key, None)  # the endpoint changed under us: detect again next time
+                raise
+            continue
+        if key not in _DETECTED:
+            _DETECTED[key] = mode
+            logger.info("structured output mode detected", extra={"mode": mode, "model": model})
+        return answer
+    raise ModelModeUnsupported(f"{operation}: the endpoint accepts none of {', '.join(MODES)}")
+
+
+def detected_mode(client: OpenAI, model: str) -> str | None:
+    return _DETECTED.get((str(getattr(client, "base_url", "")), model))
+
+
+def _request(mode: str, model: str, system: str, user: str, response_model: type[BaseModel]) -> dict:
+    strict = _response_format(response_model)
+    schema = strict["json_schema"]["schema"]
+    name = strict["json_schema"]["name"]
+    request: dict[str, Any] = {"model": model, "temperature": 0}
+    if mode == "json_schema":
+        request["response_format"] = strict
+    elif mode == "json_object":
+        # The schema in the prompt for any JSON-mode server; in response_format.schema for the
+        # servers that compile it into a grammar (llama.cpp's). OpenAI itself uses json_schema.
+        system = f"{system}\n\n{json_schema_instruction(schema)}"
+        request["response_format"] = {"type": "json_object", "schema": schema}
+    else:  # tools
+        request["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": "Record the answer. Call it exactly once.",
+                    "parameters": schema,
+                    "strict": True,
+                },
+            }
+        ]
+        request["tool_choice"] = {"type": "function", "function": {"name": name}}
+    request["messages"] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return request
+
+
+def json_schema_instruction(schema: dict) -> str:
+    """The schema as an instruction, for JSON mode (which alone guarantees only "some JSON")."""
+    import json
+
+    return (
+        "Answer with one JSON object and nothing else. It must validate against this JSON schema "
+        "(every property is required; use null where a value is unknown):\n"
+        + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    )
 
 
 def _response_format(response_model: type[BaseModel]) -> Any:
@@ -166,7 +290,7 @@ def _response_format(response_model: type[BaseModel]) -> Any:
     return type_to_response_format_param(response_model)
 
 
-def _parse(completion: Any, response_model: type[ResponseT], operation: str) -> ResponseT:
+def _parse(completion: Any, response_model: type[ResponseT], operation: str, tool: bool = False) -> ResponseT:
     if not completion.choices:
         raise _invalid(operation, "no choices")
     choice = completion.choices[0]
@@ -175,6 +299,11 @@ def _parse(completion: Any, response_model: type[ResponseT], operation: str) -> 
     if getattr(choice.message, "refusal", None):
         raise _invalid(operation, "refusal")
     content = choice.message.content
+    if tool:
+        calls = getattr(choice.message, "tool_calls", None) or []
+        if len(calls) != 1 or getattr(calls[0], "function", None) is None:
+            raise _invalid(operation, f"{len(calls)} tool calls instead of one")
+        content = calls[0].function.arguments
     if not content:
         raise _invalid(operation, "empty content")
     try:
@@ -211,6 +340,7 @@ class OpenAISectionClassifier(_ModelAdapter):
             user=prompts.render_dialogue(messages),
             response_model=SectionChoice,
             operation="classify",
+            mode=self._settings.structured_output,
         )
         chosen = set(answer.sections)
         return [s for s in Section if s in chosen]
@@ -236,6 +366,7 @@ class OpenAIExtractor(_ModelAdapter):
             user=prompts.render_dialogue(messages),
             response_model=extraction_model(chosen),
             operation="extract",
+            mode=self._settings.structured_output,
         )
         return to_assertions(answer.events)  # type: ignore[attr-defined]
 
@@ -271,9 +402,26 @@ class OpenAIEmbedder(_ModelAdapter):
         self.name = self._settings.embedding_model
         self.dimensions = dimensions or EMBEDDING_DIMENSIONS.get(self.name, 1536)
         self._request_dimensions = dimensions is not None and self.name.startswith("text-embedding-3")
+        # One-text calls (a query) are cached: a chat turn and a POST /v1/context for the same
+        # question, or a retried request, embed once per container. Bounded; in memory only.
+        self._recent: OrderedDict[str, list[float]] = OrderedDict()
 
     @tracer.capture_method(capture_response=False)
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if len(texts) == 1:
+            cached = self._recent.get(texts[0])
+            if cached is not None:
+                self._recent.move_to_end(texts[0])
+                metrics.add_metric(name="EmbeddingCacheHit", unit=MetricUnit.Count, value=1)
+                return [list(cached)]
+        vectors = self._embed(texts)
+        if len(texts) == 1:
+            self._recent[texts[0]] = vectors[0]
+            while len(self._recent) > QUERY_EMBEDDING_CACHE:
+                self._recent.popitem(last=False)
+        return vectors
+
+    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), EMBEDDING_BATCH):
             # The API refuses empty strings; a blank stands in for one.
@@ -306,7 +454,7 @@ def chat_completion(
     settings = settings or get_settings()
     extra: dict[str, Any] = {} if temperature is None else {"temperature": temperature}
     with _model_errors("chat"):
-        completion = (client or openai_client(settings)).chat.completions.create(
+        completion = (client or openai_client(settings, chat=True)).chat.completions.create(
             model=model or settings.chat_model,
             messages=[dict(m) for m in messages],  # type: ignore[misc]
             **extra,

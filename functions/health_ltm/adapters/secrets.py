@@ -2,7 +2,9 @@
 
 In AWS the key never sits in an environment variable: the function gets the secret's ARN and
 reads the value through the Powertools parameters utility, which caches it for
-``SECRET_MAX_AGE_S`` so a rotated key is picked up within minutes without a redeploy.
+``SECRET_MAX_AGE_S`` so a rotated key is picked up within minutes without a redeploy. The stack
+creates the secret with no value; until the operator puts a key in, reading it raises
+``ModelNotConfigured`` (there is no placeholder that could be sent as a key).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ _JSON_KEYS = ("api_key", "OPENAI_API_KEY", "openai_api_key", "key")
 
 
 class ModelNotConfigured(ModelUnavailable):
-    """No key, no secret and no base URL: the model adapters should not have been chosen."""
+    """No key is set: no key, secret or base URL, or a secret that holds no key (yet).
+
+    The write path answers it with the offline rules (handlers/extract.py), never the DLQ."""
 
 
 def get_openai_api_key(settings: Settings) -> str:
@@ -29,11 +33,25 @@ def get_openai_api_key(settings: Settings) -> str:
     if settings.openai_secret_arn:
         from aws_lambda_powertools.utilities import parameters  # lazy: pulls boto3 clients in
 
-        raw = parameters.get_secret(settings.openai_secret_arn, max_age=SECRET_MAX_AGE_S)
+        try:
+            raw = parameters.get_secret(settings.openai_secret_arn, max_age=SECRET_MAX_AGE_S)
+        except parameters.exceptions.GetParameterError as error:
+            if _no_value_yet(error):
+                # The stack creates the secret without a value (infra/components/secret.py).
+                raise ModelNotConfigured("the OpenAI secret has no value yet (put the key in)") from None
+            raise ModelUnavailable("the OpenAI secret could not be read") from None
         return parse_secret(raw)
     if settings.openai_base_url:
         return PLACEHOLDER_KEY
     raise ModelNotConfigured("no OpenAI key, secret or base URL configured")
+
+
+def _no_value_yet(error: BaseException) -> bool:
+    """GetSecretValue on a secret with no version: ResourceNotFoundException (the secret exists,
+    its AWSCURRENT value does not). Other failures (access, throttling) are not "no key"."""
+    cause = error.__cause__ or error.__context__
+    code = getattr(cause, "response", {}).get("Error", {}).get("Code") if cause is not None else None
+    return code == "ResourceNotFoundException" or "ResourceNotFoundException" in str(error)
 
 
 def parse_secret(raw: str | bytes | dict) -> str:
