@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import hashlib
 import json
@@ -27,7 +26,6 @@ from pathlib import Path
 
 from bench.env import REPO, TMP_DIR, child_env
 
-LAYERS_PY = REPO / "infra" / "components" / "layers.py"
 REQUIREMENTS = REPO / "layers" / "deps" / "requirements.txt"
 LAMBDA_UNZIPPED_LIMIT_MB = 250  # function + all layers, unzipped
 POWERTOOLS_PACKAGES = (
@@ -44,13 +42,10 @@ POWERTOOLS_PACKAGES = (
 
 
 def code_excludes() -> list[str]:
-    tree = ast.parse(LAYERS_PY.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(
-            getattr(t, "id", None) == "CODE_EXCLUDES" for t in node.targets
-        ):
-            return list(ast.literal_eval(node.value))
-    raise RuntimeError("CODE_EXCLUDES not found in infra/components/layers.py")
+    """The code asset's excludes, as the CDK app uses them (infra/bytecode.py imports no CDK)."""
+    from infra.bytecode import CODE_EXCLUDES
+
+    return list(CODE_EXCLUDES)
 
 
 def _excluded(relative: str, patterns: list[str]) -> bool:

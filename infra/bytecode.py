@@ -25,6 +25,14 @@ TARGET_PYTHON_ENV = "LTM_TARGET_PYTHON"
 # Local tooling, tests and build leftovers stay out of the Lambda code asset.
 CODE_EXCLUDE_NAMES = ("ltm_local", "tests", "__pycache__", ".mypy_cache", ".pytest_cache")
 CODE_EXCLUDE_SUFFIXES = (".pyc", ".egg-info")
+# The code asset's excludes, as CDK globs (here, not in components/layers.py, so that the bench
+# can read them without importing CDK).
+CODE_EXCLUDES = [
+    *CODE_EXCLUDE_NAMES,
+    "**/tests",
+    "**/__pycache__",
+    *[f"**/*{suffix}" for suffix in CODE_EXCLUDE_SUFFIXES],
+]
 
 
 class BytecodeUnavailable(RuntimeError):

@@ -30,7 +30,7 @@ from aws_cdk import (
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from infra.bytecode import CODE_EXCLUDE_NAMES, CODE_EXCLUDE_SUFFIXES
+from infra.bytecode import CODE_EXCLUDES
 from infra.config import Config
 from infra.layer_bundler import CodeBundler, PipLayerBundler, requirements_hash
 
@@ -38,12 +38,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS_DIR = REPO_ROOT / "functions"
 DEPS_REQUIREMENTS = REPO_ROOT / "layers" / "deps" / "requirements.txt"
 # What the code asset's fingerprint ignores (the bundler leaves the same things out).
-CODE_EXCLUDES = [
-    *CODE_EXCLUDE_NAMES,
-    "**/tests",
-    "**/__pycache__",
-    *[f"**/*{suffix}" for suffix in CODE_EXCLUDE_SUFFIXES],
-]
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
 POWERTOOLS_ACCOUNT = "017000801446"
