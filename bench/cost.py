@@ -215,7 +215,20 @@ def compute(results: dict) -> dict:
 
     # ------------------------------------------------------------------ per read (POST /v1/context)
     own_ms = _get(results, "read_path", "in_process", "500", "single_topic", "median_ms", default=5.0)
-    parse_ms = _get(results, "read_path", "emulator", "boto3_parse", "500", "median_ms", default=10.0)
+    # botocore on the responses a single-topic question gets (its section ranges); older results
+    # only have the whole profile's first page
+    parse_ms = _get(
+        results,
+        "read_path",
+        "emulator",
+        "boto3_parse_single_topic",
+        "500",
+        "median_ms",
+        default=_get(results, "read_path", "emulator", "boto3_parse", "500", "median_ms", default=10.0),
+    )
+    round_trips = _get(
+        results, "read_path", "emulator", "read_cost", "500", "single_topic", "round_trips", default=1
+    )
     read_units = _get(
         results, "read_path", "emulator", "500", "single_topic", "dynamodb", "read_units", default=52
     )
@@ -345,6 +358,7 @@ def compute(results: dict) -> dict:
             "read_boto3_parse_ms_500_facts": parse_ms,
             "read_units_per_read_500_facts": read_units,
             "bytes_read_per_read_500_facts": bytes_read,
+            "round_trips_per_read_500_facts": round_trips,
             "write_units_per_fragment": wcu,
             "intake_write_units_per_fragment": intake_wcu,
             "read_units_per_fragment": rcu,
@@ -526,9 +540,11 @@ def markdown(cost: dict) -> str:
         "## Per million reads (POST /v1/context)",
         "",
         "Measured: own time at 500 facts (in-process, median) "
-        f"{m['read_own_ms_500_facts']:.2f} ms; botocore parsing the Query response {m['read_boto3_parse_ms_500_facts']:.2f} ms; "
-        f"one Query reading {m['bytes_read_per_read_500_facts'] / 1000:.0f} KB = {m['read_units_per_read_500_facts']} RRU "
-        "(eventually consistent, 0.5 RRU per 4 KB: the whole `CTX#` range is read and filtered in code).",
+        f"{m['read_own_ms_500_facts']:.2f} ms; botocore parsing the Query responses {m['read_boto3_parse_ms_500_facts']:.2f} ms; "
+        f"a single-topic question reads {m['bytes_read_per_read_500_facts'] / 1000:.0f} KB = {m['read_units_per_read_500_facts']} RRU "
+        f"in {m.get('round_trips_per_read_500_facts', 1)} Query call(s) (eventually consistent, 0.5 RRU per 4 KB; facts are keyed by "
+        "section, `CTX#S#<rank>-<section>#F#<id>`, and a question reads the key ranges of its sections only, "
+        "one Query per run of adjacent sections, in parallel).",
         "",
         "```",
         "facts_ms    = (own_ms + parse_ms) * cpu_factor(api) + dynamodb_call_ms + KB_read / 100 * dynamodb_query_ms_per_100kb",
@@ -690,7 +706,7 @@ def _capacity_markdown(cost: dict) -> list[str]:
         f"- **The API stage throttle ({dep['throttle_rate_limit']} requests/s) is below the peak read rate** "
         f"({cost['ten_million_users']['peak_reads_per_s']} reads/s):",
         "  raise `throttle_rate_limit` / `throttle_burst_limit` for this audience.",
-        "- **Each job reads the user's `CTX#` range twice**: `run_user` loads the memory, then",
+        "- **Each job reads the user's whole `CTX#` range (every section) twice**: `run_user` loads the memory, then",
         "  `refresh_summary` loads it again to decide whether the summary changed. Reusing the first load",
         "  when no change was written would halve the read units of the common (nightly) job.",
         "- A first run over profiles that were never maintained (a migration) costs the backlog column:",

@@ -96,12 +96,26 @@ def test_a_tight_budget_keeps_allergies_and_conditions_and_drops_other_facts_fir
     assert "симптом" not in ctx.prompt
 
 
-def test_blocks_carry_every_visible_fact_even_when_the_prompt_is_cut():
+def test_blocks_list_the_facts_the_prompt_carries_when_the_prompt_is_cut():
+    # The typed blocks are the prompt's facts (what the budget held), not the whole record: a
+    # response grows with the budget, not with the profile (issue 12).
     ctx = build_context(
         profile(40), CLASSIFIER.classify("Можно ли мне ибупрофен?"), "u", "Можно ли мне ибупрофен?", 100
     )
+    listed = [f["id"] for b in ctx.self_reported for f in b["facts"]]
+    assert sorted(listed) == sorted(ctx.fact_ids) and 0 < len(listed) < 40
     medications = next(b for b in ctx.self_reported if b["section"] == "medications")
-    assert len(medications["facts"]) == 40
+    assert all(f["name"] in ctx.prompt for f in medications["facts"])
+
+
+def test_blocks_list_every_visible_fact_when_the_budget_holds_them():
+    ctx = build_context(
+        profile(5), CLASSIFIER.classify("Можно ли мне ибупрофен?"), "u", "Можно ли мне ибупрофен?", 2000
+    )
+    medications = next(b for b in ctx.self_reported if b["section"] == "medications")
+    assert len(medications["facts"]) == 5
+    dates = [f["last_confirmed_at"] for f in medications["facts"]]
+    assert dates == sorted(dates, reverse=True)  # newest first, as before
 
 
 def test_same_memory_and_query_give_the_same_context():
@@ -109,3 +123,35 @@ def test_same_memory_and_query_give_the_same_context():
     first = build_context(repo, CLASSIFIER.classify("Что мне поесть?"), "u", "Что мне поесть?", 400)
     second = build_context(repo, CLASSIFIER.classify("Что мне поесть?"), "u", "Что мне поесть?", 400)
     assert first == second
+
+
+def test_rendering_cost_follows_the_budget_not_the_profile(monkeypatch):
+    # Lines are formatted (and counted) lazily in fill order; filling stops once the budget is
+    # full, so a profile ten times larger formats about the same number of lines.
+    from health_ltm.read import context as context_module
+
+    formatted: list[int] = []
+    real = context_module.fact_line
+
+    def counting(*args, **kwargs):
+        formatted.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(context_module, "fact_line", counting)
+    query = "Можно ли мне ибупрофен?"
+    counts = []
+    for n in (20, 200):
+        formatted.clear()
+        ctx = build_context(profile(n), CLASSIFIER.classify(query), "u", query, 200)
+        assert tokens.count_tokens(ctx.prompt) <= 200
+        counts.append(len(formatted))
+    assert counts[1] <= counts[0] + context_module.MAX_MISSES
+    assert counts[1] < 120
+
+
+def test_every_safety_section_keeps_its_newest_fact_with_a_long_profile():
+    ctx = build_context(
+        profile(300), CLASSIFIER.classify("Можно ли мне ибупрофен?"), "u", "Можно ли мне ибупрофен?", 100
+    )
+    assert "арахис" in ctx.prompt and "гипертония" in ctx.prompt
+    assert "препарат номер" in ctx.prompt

@@ -6,13 +6,20 @@ clarifications, discrepancies, pending mentions of queued fragments and of a cha
 buffered turns) ‖ episodes (kNN, only when the class needs them, in parallel, degraded never
 failed; a deleted fact's left out, a changed fact's marked earlier) -> prompt within budget.
 No LLM call, no semantic top-k over facts.
+
+Cost follows the budget, not the profile: one pass over the loaded facts sorts out what is visible
+(and which sections have a fact, for statuses and gaps); prompt lines are formatted and counted
+lazily in fill order and filling stops when the budget is full; the self-reported and documented
+blocks list the facts the prompt carries (when the profile summary stands for them, those a
+prompt of facts would carry), not every fact on record (issue 12).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -78,6 +85,9 @@ _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 EPISODES_K = 5
 MIN_LINE_TOKENS = 5  # the shortest fact line and its newline: below this nothing more fits
+# Lines that did not fit, after which filling stops (the first line of every priority-0 block is
+# tried whatever): a full budget's tail is not searched line by line through a long profile.
+MAX_MISSES = 64
 # A fact's write lands moments after the words it came from; a fact changed later than this after
 # an episode was said (or by a later fragment) makes that episode an "earlier conversation".
 SETTLE = timedelta(minutes=10)
@@ -170,15 +180,10 @@ def build_context(
 
     history = classification.history_intent
     selected = set(sections)
-    self_reported = _blocks(
-        [f for f in memory.facts if f.section in selected and visible(f, history)], sections
-    )
-    documented = _blocks(
-        [f for f in memory.documented if f.section in selected and visible(f, history)], sections
-    )
+    scan = _scan(memory, selected, history)  # one pass over the loaded facts
     pending = _pending(memory.pending, unprocessed, selected)
-    statuses = _statuses(memory, sections)
-    gaps = _gaps(memory, selected, pending, query_language(query))
+    statuses = _statuses(memory, sections, scan)
+    gaps = _gaps(memory, selected, pending, query_language(query), scan)
     clarifications = [
         ClarificationView(id=c.id, section=c.section, reason=c.reason, current=c.current, proposed=c.proposed)
         for c in memory.clarifications
@@ -208,14 +213,13 @@ def build_context(
         and memory.summary_fingerprint == facts_fingerprint(memory.facts)
         else None
     )
-    prompt, used_fact_ids = render(
-        memory,
-        selected,
-        history,
-        PromptParts(statuses, gaps, clarifications, pending, discrepancies, episodes),
-        max_tokens,
-        summary=summary,
-    )
+    parts = PromptParts(statuses, gaps, clarifications, pending, discrepancies, episodes)
+    prompt, used_fact_ids, in_prompt = _render(memory, selected, history, parts, max_tokens, summary, scan)
+    if summary:  # the summary stands for the facts: the blocks list those a prompt of facts holds
+        in_prompt = {**_render(memory, selected, history, parts, max_tokens, None, scan)[2], **in_prompt}
+    # The blocks are the prompt's facts as typed views (what the budget held, not the whole record).
+    self_reported = _blocks(in_prompt, "self:", sections)
+    documented = _blocks(in_prompt, "doc:", sections)
     return ContextResult(
         query_classes=list(classification.classes),
         sections=[s.value for s in sections],
@@ -238,14 +242,62 @@ def build_context(
     )
 
 
-def _blocks(facts: Sequence[Fact], order: Sequence[Section]) -> list[FactBlock]:
-    by_section: dict[Section, list[Fact]] = {}
-    for fact in facts:
-        by_section.setdefault(fact.section, []).append(fact)
+# One line to be: (recency: lower first, insertion index: unique, what to write, fact id). Ties
+# in recency fall back to the index: the order items were always listed in (summary lines,
+# self-reported facts in memory order, section statuses, documented facts, the other blocks).
+_Entry = tuple[float, int, Any, "str | None"]
+
+
+@dataclass
+class _Scan:
+    """One pass over the loaded facts: what the read path asks of them. Facts keep their place in
+    the memory (``index``: ties in the fill order fall back to it, as they always did)."""
+
+    # Visible facts of the selected sections as fill entries: (recency, index, fact, fact id).
+    own: dict[Section, list[_Entry]]
+    documented: dict[Section, list[_Entry]]
+    stated: set[Section]  # a current fact that is not "absent": a section status gives way to it
+    discussed: set[Section]  # a fact not deleted, whatever its stage: not a gap
+
+
+def _scan(memory: UserMemory, selected: set[Section], history: bool) -> _Scan:
+    own: dict[Section, list[_Entry]] = {}
+    stated: set[Section] = set()
+    discussed: set[Section] = set()
+    shown = (Stage.ACTIVE, Stage.STABLE)
+    absent = FactStatus.ABSENT
+    for index, fact in enumerate(memory.facts):
+        if fact.deleted_at is not None:
+            continue
+        section = fact.section
+        discussed.add(section)
+        if fact.stage not in shown:
+            continue
+        status = fact.status
+        if status in CURRENT_STATUSES:
+            if status is not absent:
+                stated.add(section)
+        elif not (history and status in HISTORICAL_STATUSES):
+            continue
+        if section in selected:
+            own.setdefault(section, []).append((-fact.last_confirmed_at.timestamp(), index, fact, fact.id))
+    documented: dict[Section, list[_Entry]] = {}
+    offset = len(memory.facts) + len(memory.sections) + 1  # after the facts and status lines
+    for index, fact in enumerate(memory.documented):
+        if fact.section in selected and visible(fact, history):
+            documented.setdefault(fact.section, []).append(
+                (-fact.last_confirmed_at.timestamp(), offset + index, fact, fact.id)
+            )
+    return _Scan(own, documented, stated, discussed)
+
+
+def _blocks(kept: dict[str, list[Fact]], prefix: str, order: Sequence[Section]) -> list[FactBlock]:
+    """The facts the prompt carries, by section in the question's order (current first, newest
+    first), as typed views: a block lists what the budget held, not every fact on record."""
     return [
-        FactBlock(section=s, facts=[fact_view(f) for f in _ordered(by_section[s])])
+        FactBlock(section=s, facts=[fact_view(f) for f in _ordered(kept[f"{prefix}{s.value}"])])
         for s in order
-        if s in by_section
+        if f"{prefix}{s.value}" in kept
     ]
 
 
@@ -277,10 +329,11 @@ def _pending(
     return sorted(views.values(), key=lambda v: (v.received_at, v.fragment_id))
 
 
-def _statuses(memory: UserMemory, sections: Sequence[Section]) -> list[StatusLine]:
+def _statuses(memory: UserMemory, sections: Sequence[Section], scan: _Scan | None = None) -> list[StatusLine]:
     """A section the user said has none, or that they do not know: one line, never a gap. Not
     where a current fact of the section contradicts it (that is a clarification or a discrepancy)."""
     lines: list[StatusLine] = []
+    stated = (scan or _scan(memory, set(sections), False)).stated
     for section in sections:
         state = memory.sections.get(section)
         if section not in SECTIONS_WITH_STATUS or state is None:
@@ -292,10 +345,7 @@ def _statuses(memory: UserMemory, sections: Sequence[Section]) -> list[StatusLin
             status = SectionStatus.UNSURE
         else:
             continue
-        if any(
-            f.section is section and visible(f, False) and f.status is not FactStatus.ABSENT
-            for f in memory.facts
-        ):
+        if section in stated:
             continue
         lines.append(
             StatusLine(
@@ -308,34 +358,49 @@ def _statuses(memory: UserMemory, sections: Sequence[Section]) -> list[StatusLin
 
 
 def _gaps(
-    memory: UserMemory, selected: set[Section], pending: Sequence[PendingMentionView], language: str
+    memory: UserMemory,
+    selected: set[Section],
+    pending: Sequence[PendingMentionView],
+    language: str,
+    scan: _Scan | None = None,
 ) -> list[Gap]:
     """Critical sections never discussed: no status, no fact, and nothing just said about them."""
     just_said = {s for p in pending for s in p.sections}
+    discussed = (scan or _scan(memory, selected, False)).discussed
     return [
         Gap(section=s, suggested_question=GAP_QUESTIONS[s][language])
         for s in CRITICAL_SECTIONS
         if s in selected
         and s not in just_said
         and memory.section_status(s) is SectionStatus.UNKNOWN
-        and not any(f.section is s and not f.is_deleted for f in memory.facts)
+        and s not in discussed
     ]
 
 
 def _episodes(hits: Sequence[EpisodeHit], memory: UserMemory) -> list[tuple[EpisodeHit, EpisodeView]]:
     """Episodes as the facts now stand. One that carries a deleted fact's words is left out (a
     backstop: DELETE /v1/facts removes those episodes, read/profile.py); one that a fact it
-    speaks about changed since (a correction, an edit, a later mention) is an earlier conversation."""
+    speaks about changed since (a correction, an edit, a later mention) is an earlier conversation.
+    Only the facts that speak about one of the hits are looked at (a set test per fact)."""
+    if not hits:
+        return []
+    found = {hit.episode_id for hit in hits}
     forgotten: set[str] = set()
     superseded: set[str] = set()  # a later fragment spoke about the same fact
     changed_at: dict[str, datetime] = {}  # the fact's newest fragment -> when the fact last changed
-    for fact in memory.facts + memory.documented:
-        if fact.is_deleted:
-            forgotten.update(fact.source_fragment_ids)
-        elif fact.source_fragment_ids:
-            *older, newest = fact.source_fragment_ids
-            superseded.update(older)
-            changed_at[newest] = max(changed_at.get(newest, fact.last_confirmed_at), fact.last_confirmed_at)
+    for facts in (memory.facts, memory.documented):
+        for fact in facts:
+            sources = fact.source_fragment_ids
+            if not sources or found.isdisjoint(sources):
+                continue
+            if fact.is_deleted:
+                forgotten.update(sources)
+            else:
+                *older, newest = sources
+                superseded.update(older)
+                changed_at[newest] = max(
+                    changed_at.get(newest, fact.last_confirmed_at), fact.last_confirmed_at
+                )
     kept: list[tuple[EpisodeHit, EpisodeView]] = []
     for hit in hits:
         if hit.episode_id in forgotten:
@@ -347,12 +412,22 @@ def _episodes(hits: Sequence[EpisodeHit], memory: UserMemory) -> list[tuple[Epis
 
 
 def _discrepancies(memory: UserMemory, selected: set[Section], history: bool) -> list[Discrepancy]:
-    """Self-reported and documented data that disagree. Both stay; code picks no winner."""
+    """Self-reported and documented data that disagree. Both stay; code picks no winner.
+    Each documented fact meets the first self-reported fact of its (section, key): one index."""
+    docs = [d for d in memory.documented if d.section in selected and visible(d, history)]
+    if not docs:
+        return []
+    wanted = {(d.section, d.key) for d in docs}
+    names = {key for _, key in wanted}  # a string test first: most facts share no key with a document
+    own_by_key: dict[tuple[Section, str], Fact] = {}
+    for fact in memory.facts:
+        if fact.key in names:
+            key = (fact.section, fact.key)
+            if key in wanted and key not in own_by_key:
+                own_by_key[key] = fact
     found: list[Discrepancy] = []
-    for doc in memory.documented:
-        if doc.section not in selected or not visible(doc, history):
-            continue
-        own = next((f for f in memory.facts if f.section is doc.section and f.key == doc.key), None)
+    for doc in docs:
+        own = own_by_key.get((doc.section, doc.key))
         if (
             own is not None
             and not own.is_deleted
@@ -376,10 +451,6 @@ def _discrepancies(memory: UserMemory, selected: set[Section], history: bool) ->
                 )
             )
     return found
-
-
-# (priority: lower is kept first, recency: lower first, block, what to write, fact id)
-_Item = tuple[int, float, str, "Fact | StatusLine | PendingMentionView | EpisodeView | str", "str | None"]
 
 
 def render_prompt(
@@ -415,70 +486,117 @@ def render(
 ) -> tuple[str, list[str]]:
     """Fill the budget in priority order, newest first within a priority, a block's lines taking
     turns with the other blocks of that priority; safety constraints are the last to go. Lines
-    are formatted and counted lazily, and filling stops once no line can fit, so a long profile
-    costs what the budget holds, not what the profile holds."""
-    items: list[_Item] = []
+    are formatted and counted lazily, in fill order (a heap per block), and filling stops once
+    no line can fit, so a long profile costs what the budget holds, not what the profile holds."""
+    prompt, fact_ids, _ = _render(memory, selected, history, parts, budget, summary)
+    return prompt, fact_ids
+
+
+def _render(
+    memory: UserMemory,
+    selected: set[Section],
+    history: bool,
+    parts: PromptParts,
+    budget: int,
+    summary: str | None = None,
+    scan: _Scan | None = None,
+) -> tuple[str, list[str], dict[str, list[Fact]]]:
+    """The prompt, the ids of the facts in it, and those facts by block."""
+    scan = scan or _scan(memory, selected, history)
+    groups: dict[tuple[int, str], list[_Entry]] = {}
+
+    def add(priority: int, block: str, recency: float, index: int, content: Any, fact_id: str | None) -> None:
+        groups.setdefault((priority, block), []).append((recency, index, content, fact_id))
+
+    # (The summary and the facts never share a prompt, so their indices may overlap.)
     if summary:  # it stands for the self-reported facts, in its own order
-        items.extend((0, float(i), "summary", line, None) for i, line in enumerate(summary.splitlines()))
-    for fact in [] if summary else memory.facts:
-        if fact.section in selected and visible(fact, history):
-            priority = 0 if fact.section in SAFETY_SECTIONS and fact.status not in HISTORICAL_STATUSES else 2
-            items.append(
-                (priority, -fact.last_confirmed_at.timestamp(), f"self:{fact.section.value}", fact, fact.id)
-            )
-    for status in parts.statuses:  # what the user said about the whole section, first in its block
+        for i, line in enumerate(summary.splitlines()):
+            add(0, "summary", float(i), i, line, None)
+    else:
+        for section, entries in scan.own.items():
+            block = f"self:{section.value}"
+            if section in SAFETY_SECTIONS:  # a historical safety fact is not a constraint now
+                current = [e for e in entries if e[2].status not in HISTORICAL_STATUSES]
+                if current:
+                    groups[(0, block)] = current
+                if len(current) < len(entries):
+                    groups[(2, block)] = [e for e in entries if e[2].status in HISTORICAL_STATUSES]
+            else:
+                groups[(2, block)] = list(entries)  # copied: the fill heapifies it in place
+    base = len(memory.facts)
+    for i, status in enumerate(parts.statuses):  # what the user said about the whole section: first
         priority = 0 if status.section in SAFETY_SECTIONS or status.section in CRITICAL_SECTIONS else 2
-        items.append((priority, float("-inf"), f"self:{status.section.value}", status, None))
-    for fact in memory.documented:
-        if fact.section in selected and visible(fact, history):
-            priority = 1 if fact.section in SAFETY_SECTIONS else 3
-            items.append(
-                (priority, -fact.last_confirmed_at.timestamp(), f"doc:{fact.section.value}", fact, fact.id)
-            )
-    items.extend((0, 0.0, "pending", p, None) for p in parts.pending)
-    items.extend((0, 0.0, "discrepancy", discrepancy_line(d), None) for d in parts.discrepancies)
-    items.extend((1, 0.0, "clarify", clarification_line(c), None) for c in parts.clarifications)
-    items.extend((1, 0.0, "gaps", gap_line(g), None) for g in parts.gaps)
-    items.extend((4, 0.0, "episodes", e, None) for e in parts.episodes)
-    if not items:
-        return "", []
+        add(priority, f"self:{status.section.value}", float("-inf"), base + i, status, None)
+    for section, entries in scan.documented.items():
+        groups[(1 if section in SAFETY_SECTIONS else 3, f"doc:{section.value}")] = list(entries)
+    base = len(memory.facts) + len(memory.sections) + 1 + len(memory.documented) + len(parts.statuses)
+    others: tuple[tuple[int, str, Sequence[Any]], ...] = (
+        (0, "pending", parts.pending),
+        (0, "discrepancy", [discrepancy_line(d) for d in parts.discrepancies]),
+        (1, "clarify", [clarification_line(c) for c in parts.clarifications]),
+        (1, "gaps", [gap_line(g) for g in parts.gaps]),
+        (4, "episodes", parts.episodes),
+    )
+    for priority, block, contents in others:
+        for i, content in enumerate(contents):
+            add(priority, block, 0.0, base + i, content, None)
+        base += len(contents)
+    if not groups:
+        return "", [], {}
 
     headers = _headers(selected)
-    kept: dict[str, list[tuple[str, str | None]]] = {}
+    header_costs: dict[str, int] = {}
+    kept: dict[str, list[tuple[str, Fact | None]]] = {}
     named: dict[str, object] = {}  # per block: a day or a document is named once for a run of lines
-    used = 0
-    for _priority, _rank, _recency, block, content, fact_id in _fill_order(items):
+    used = misses = 0
+    for priority, rank, block, content in _fill_order(groups):
         if budget - used < MIN_LINE_TOKENS:
             break
+        if misses >= MAX_MISSES and (priority, rank) != (0, 0):
+            break  # every block's first safety line has been tried; the rest would not fit either
         line, names = _line(content, named.get(block))
         cost = count_tokens(line) + 1
-        header_cost = 0 if block in kept else count_tokens(headers(block)) + 1
+        header_cost = 0
+        if block not in kept:
+            if block not in header_costs:
+                header_costs[block] = count_tokens(headers(block)) + 1
+            header_cost = header_costs[block]
         if used + cost + header_cost > budget:
+            misses += 1
             continue
-        kept.setdefault(block, []).append((line, fact_id))
+        kept.setdefault(block, []).append((line, content if isinstance(content, Fact) else None))
         if names is not None:
             named[block] = names
         used += cost + header_cost
-    lines: list[str] = []
+    lines_out: list[str] = []
     fact_ids: list[str] = []
+    facts_by_block: dict[str, list[Fact]] = {}
     for block in _block_order(selected):
         if block in kept:
-            lines.append(headers(block))
-            lines.extend(line for line, _ in kept[block])
-            fact_ids.extend(fact_id for _, fact_id in kept[block] if fact_id)
-    return "\n".join(lines), fact_ids
+            lines_out.append(headers(block))
+            lines_out.extend(line for line, _ in kept[block])
+            facts = [fact for _, fact in kept[block] if fact is not None]
+            fact_ids.extend(fact.id for fact in facts)
+            if facts:
+                facts_by_block[block] = facts
+    return "\n".join(lines_out), fact_ids, facts_by_block
 
 
-def _fill_order(items: list[_Item]) -> list[tuple[int, int, float, str, Any, str | None]]:
+def _fill_order(groups: dict[tuple[int, str], list[_Entry]]) -> Iterator[tuple[int, int, str, Any]]:
     """By priority, then round robin over the blocks of a priority (each block's newest line, then
-    each one's second, ...), so a tight budget keeps every safety section, not one section's many."""
-    ranked: list[tuple[int, int, float, str, Any, str | None]] = []
-    seen: dict[tuple[int, str], int] = {}
-    for priority, recency, block, content, fact_id in sorted(items, key=lambda i: (i[0], i[1])):
-        rank = seen.get((priority, block), 0)
-        seen[(priority, block)] = rank + 1
-        ranked.append((priority, rank, recency, block, content, fact_id))
-    return sorted(ranked, key=lambda i: (i[0], i[1], i[2]))
+    each one's second, ...), so a tight budget keeps every safety section, not one section's many.
+    Lazily: a heap per block, popped as the filling asks (ties: recency, then insertion order)."""
+    for priority in sorted({p for p, _ in groups}):
+        heaps = [(block, entries) for (p, block), entries in groups.items() if p == priority]
+        for _, entries in heaps:
+            heapq.heapify(entries)  # insertion indices are unique: contents are never compared
+        rank = 0
+        while heaps:
+            heads = sorted((*heapq.heappop(entries), block) for block, entries in heaps)
+            for _recency, _index, content, _fact_id, block in heads:
+                yield priority, rank, block, content
+            heaps = [(block, entries) for block, entries in heaps if entries]
+            rank += 1
 
 
 def _line(
