@@ -18,7 +18,9 @@ DEFAULT_API_PORT = 3000
 # ephemeral port is used instead (stack.json records the one in use).
 DEFAULT_EMULATOR_PORT = 4567
 DEFAULT_TICK_SECONDS = 3600.0
-DEFAULT_SNAPSHOT_SECONDS = 2.0
+# With the write-ahead journal a snapshot is compaction only (every change is durable before it is
+# acknowledged): a full-table snapshot every 30 s, or sooner when the journal grows.
+DEFAULT_SNAPSHOT_SECONDS = 30.0
 # Lambda leaves a failed message invisible for the whole visibility timeout (minutes); locally a
 # retry should come back in seconds.
 DEFAULT_RETRY_SECONDS = 2

@@ -61,6 +61,8 @@ def is_internal(path: str) -> bool:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 resets most of a burst of parallel connections.
+    request_queue_size = 256
 
     front: Front
 
@@ -146,6 +148,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         path = unquote(split.path) or "/"
         method = self.command
         status = 500
+        disconnected = False
         front.enter()
         try:
             try:
@@ -164,12 +167,18 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 status = self._control(path, body, request_id)
             else:
                 status = self._api(method, path, split.query, body, request_id)
-        except (BrokenPipeError, ConnectionResetError):
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError):
+            # The client went away (or stalled mid-body): not a server error, and nothing to answer.
             self.close_connection = True
+            disconnected = True
         finally:
             front.leave()
             # path only: the query string may carry what the user typed
-            log.info("%s %s %s %.0f ms", method, path, status, (time.monotonic() - started) * 1000)
+            if disconnected:
+                log.info("%s %s client disconnected (status %s not delivered) %.0f ms", method, path,
+                         status, (time.monotonic() - started) * 1000)
+            else:
+                log.info("%s %s %s %.0f ms", method, path, status, (time.monotonic() - started) * 1000)
 
     def _api(self, method: str, path: str, query: str, body: bytes, request_id: str) -> int:
         front = self.server.front

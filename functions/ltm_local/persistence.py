@@ -5,8 +5,9 @@
   visibility), with their ids, group/dedup ids, attributes and receive counts; in-flight messages
   come back visible, as if their visibility timeout had run out.
 
-Files are written atomically (tmp + rename) and only when their content changed. A crash loses at
-most the last snapshot interval.
+Files are written atomically (tmp + rename) and only when their content changed. Between snapshots
+every acknowledged change is in the write-ahead journal (``Journal`` below): a crash loses nothing
+the emulator answered.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ class Snapshotter:
         self._resources = resources
         self._region = region
         self._last_digest: dict[Path, str] = {}
+        self.table_lock = None  # the emulator's DynamoDB lock (set by the stack)
 
     @property
     def table_path(self) -> Path:
@@ -168,15 +170,51 @@ class Snapshotter:
         return True
 
     def snapshot_table(self) -> bool:
-        dynamodb = client("dynamodb", self._endpoint)
-        lines = []
-        for page in dynamodb.get_paginator("scan").paginate(TableName=self._resources.table_name):
-            for item in page.get("Items", []):
-                encoded = {name: encode_attribute(value) for name, value in item.items()}
-                lines.append(json.dumps(encoded, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
-        lines.sort()  # Scan order is not stable; sorted lines keep the digest meaningful
-        data = ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8")
-        return self._write_if_changed(self.table_path, data)
+        """Stream the table to the snapshot file straight from moto's backend, a chunk of items at a
+        time under the emulator's DynamoDB lock: memory stays bounded by a chunk whatever the table's
+        size (a paginated Scan made moto deep-copy the whole table for every page, and the lines were
+        all held and sorted in memory). Consistency across chunks is not needed: the journal segments
+        from before the snapshot started are replayed over it (see Journal)."""
+        import contextlib
+
+        from moto.core import DEFAULT_ACCOUNT_ID
+        from moto.dynamodb.models import dynamodb_backends
+
+        from .emulator import _json_safe
+
+        lock = self.table_lock if self.table_lock is not None else contextlib.nullcontext()
+        table = dynamodb_backends[DEFAULT_ACCOUNT_ID][self._region].get_table(self._resources.table_name)
+        with lock:
+            keys = [(h, r) for h, ranges in table.items.items() for r in list(ranges)]
+        path = self.table_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                for start in range(0, len(keys), 500):
+                    with lock:
+                        items = [table.items.get(h, {}).get(r) for h, r in keys[start:start + 500]]
+                        lines = [
+                            json.dumps(_json_safe(item.to_json()["Attributes"]), ensure_ascii=False,
+                                       sort_keys=True, separators=(",", ":"))
+                            for item in items if item is not None
+                        ]
+                    data = "".join(line + "\n" for line in lines).encode("utf-8")
+                    digest.update(data)
+                    handle.write(data)
+                handle.flush()
+                if self._last_digest.get(path) == digest.hexdigest():
+                    Path(tmp).unlink(missing_ok=True)
+                    return False
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self._last_digest[path] = digest.hexdigest()
+        return True
 
     def snapshot_queues(self) -> bool:
         account = self._resources.account_id
@@ -196,6 +234,20 @@ class Snapshotter:
         if wrote_table or wrote_queues:
             log.debug("snapshot written in %.0f ms", (time.monotonic() - started) * 1000)
 
+    def count_items(self) -> int:
+        dynamodb = client("dynamodb", self._endpoint)
+        return sum(page.get("Count", 0) for page in dynamodb.get_paginator("scan").paginate(
+            TableName=self._resources.table_name, Select="COUNT"))
+
+    def count_messages(self) -> int:
+        count = 0
+        for name in self._resources.queue_names():
+            queue = _moto_queue(self._resources.account_id, self._region, name)
+            if queue is not None:
+                with queue._messages_lock:
+                    count += len(queue._messages)
+        return count
+
     def restore(self) -> tuple[int, int]:
         """Load the snapshot into a fresh emulator. Returns (items, messages)."""
         items = self._restore_table()
@@ -211,7 +263,9 @@ class Snapshotter:
         try:
             items = [
                 {name: decode_attribute(value) for name, value in json.loads(line).items()}
-                for line in raw.decode("utf-8").splitlines()
+                # Split on "\n" bytes only: JSON escapes it inside strings, while U+0085, U+2028,
+                # U+2029 and the like stay raw in the text (str.splitlines() would cut there).
+                for line in raw.split(b"\n")
                 if line.strip()
             ]
         except (ValueError, KeyError) as err:
@@ -258,3 +312,165 @@ class Snapshotter:
                 continue
             count += _load_queue(queue, records)
         return count
+
+
+# --- write-ahead journal -------------------------------------------------------------------------------
+#
+# Every state change the emulator acknowledges is first appended here and fsynced (emulator.py's
+# middleware calls append() before the HTTP response leaves): a DynamoDB write as the after-images
+# of the items it touched, an SQS change as the full content of the queues it touched. Replaying
+# after-images and queue contents is idempotent and converges, so a snapshot may be taken while
+# writes go on: rotate() starts a new segment, the snapshot is written, and only then are the
+# older segments deleted; on start the snapshot is loaded and every remaining segment replayed in
+# order. A record is one line "<crc32 hex> <json, ASCII only>\n": no Unicode separator or control
+# character can appear raw in it, and a torn last line (crash mid-append, never acknowledged) fails
+# its checksum and is dropped.
+
+_SEGMENT_PREFIX = "journal-"
+_SEGMENT_SUFFIX = ".log"
+
+
+def encode_record(record: dict) -> bytes:
+    import zlib
+
+    payload = json.dumps(record, ensure_ascii=True, sort_keys=True, separators=(",", ":")).encode("ascii")
+    return b"%08x " % zlib.crc32(payload) + payload + b"\n"
+
+
+def decode_records(raw: bytes) -> tuple[list[dict], bool]:
+    """The records of one segment, and whether it ended cleanly (False: a torn tail was dropped)."""
+    import zlib
+
+    records: list[dict] = []
+    lines = raw.split(b"\n")
+    clean = lines[-1] == b""
+    for line in lines[:-1] if clean else lines:
+        if not line:
+            continue
+        crc, _, payload = line.partition(b" ")
+        try:
+            if int(crc, 16) != zlib.crc32(payload):
+                return records, False
+            records.append(json.loads(payload))
+        except ValueError:
+            return records, False
+    return records, clean
+
+
+class Journal:
+    def __init__(self, data_dir: Path) -> None:
+        import threading
+
+        self._dir = data_dir
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._number = max(self.segment_numbers(), default=0)
+        self.appended = 0  # records in the current segment
+        self.bytes = 0
+
+    def segment_numbers(self) -> list[int]:
+        numbers = []
+        for path in self._dir.glob(f"{_SEGMENT_PREFIX}*{_SEGMENT_SUFFIX}"):
+            try:
+                numbers.append(int(path.name[len(_SEGMENT_PREFIX):-len(_SEGMENT_SUFFIX)]))
+            except ValueError:
+                continue
+        return sorted(numbers)
+
+    def _path(self, number: int) -> Path:
+        return self._dir / f"{_SEGMENT_PREFIX}{number:08d}{_SEGMENT_SUFFIX}"
+
+    def read_all(self) -> list[dict]:
+        records: list[dict] = []
+        for number in self.segment_numbers():
+            path = self._path(number)
+            batch, clean = decode_records(path.read_bytes())
+            if not clean:
+                log.warning("journal %s: torn last record dropped (it was never acknowledged)", path.name)
+            records.extend(batch)
+        return records
+
+    def open(self) -> None:
+        """Start appending to a fresh segment after the existing ones."""
+        with self._lock:
+            self._open_next()
+
+    def _open_next(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+        self._number += 1
+        self._fd = os.open(self._path(self._number), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        _fsync_dir(self._dir)
+        self.appended = 0
+        self.bytes = 0
+
+    @property
+    def lock(self):
+        """Held by the emulator around 'apply a change, read its after-state, append'."""
+        return self._lock
+
+    def append_locked(self, record: dict) -> None:
+        if self._fd is None:
+            return
+        data = encode_record(record)
+        os.write(self._fd, data)
+        os.fsync(self._fd)
+        self.appended += 1
+        self.bytes += len(data)
+
+    def rotate(self) -> list[Path]:
+        """New segment; returns the older segments, to delete once a snapshot covers them."""
+        with self._lock:
+            older = [self._path(number) for number in self.segment_numbers() if number <= self._number]
+            self._open_next()
+        return older
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    @staticmethod
+    def discard(paths: list[Path]) -> None:
+        for path in paths:
+            path.unlink(missing_ok=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def replay(records: list[dict], endpoint: str, resources: Resources, region: str) -> tuple[int, int]:
+    """Apply journal records (after-images, queue contents) in order; returns (items, queues) touched."""
+    dynamodb = client("dynamodb", endpoint)
+    items = queues = 0
+    account = resources.account_id
+    for record in records:
+        if record.get("t") == "ddb":
+            for change in record["items"]:
+                key = {name: decode_attribute(value) for name, value in change["k"].items()}
+                if change.get("v") is None:
+                    dynamodb.delete_item(TableName=record["table"], Key=key)
+                else:
+                    item = {name: decode_attribute(value) for name, value in change["v"].items()}
+                    dynamodb.put_item(TableName=record["table"], Item=item)
+                items += 1
+        elif record.get("t") == "sqs":
+            for name, messages in record["queues"].items():
+                queue = _moto_queue(account, region, name)
+                if queue is None:
+                    continue
+                with queue._messages_lock:
+                    queue._messages.clear()
+                _load_queue(queue, messages)
+                queues += 1
+    return items, queues
+
+
+def dump_queue(queue) -> list[dict]:
+    return _dump_queue(queue)

@@ -30,11 +30,12 @@ from .emulator import Emulator, Resources, client, delete_resources, ensure_reso
 from .events import scheduled_event
 from .front import Front
 from .invoke import HandlerUnavailable, Invoker
-from .persistence import Snapshotter, atomic_write
+from .persistence import Journal, Snapshotter, atomic_write, replay
 from .poller import QueuePoller
 
 log = logging.getLogger("ltm.stack")
 
+JOURNAL_COMPACT_BYTES = 32 * 1024 * 1024
 POLLED_QUEUES = (("extraction", "extract"), ("maintenance", "maintain"))
 
 
@@ -121,11 +122,13 @@ class LocalStack:
         self._want_timer = timer and config.tick_seconds > 0
         self._lock: StackLock | None = None
         self._stop = threading.Event()
+        self._compact_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._previous_env: dict[str, str | None] | None = None
         self.emulator: Emulator | None = None
         self.resources: Resources | None = None
         self.snapshotter: Snapshotter | None = None
+        self.journal: Journal | None = None
         self.invoker: Invoker | None = None
         self.front: Front | None = None
         self.pollers: dict[str, QueuePoller] = {}
@@ -161,7 +164,18 @@ class LocalStack:
         endpoint = self.emulator.start()
         self.resources = ensure_resources(endpoint)
         self.snapshotter = Snapshotter(config.data_dir, endpoint, self.resources, REGION)
-        self.restored = self.snapshotter.restore()
+        self.snapshotter.table_lock = self.emulator.table_lock
+        items, messages = self.snapshotter.restore()
+        # Everything acknowledged after that snapshot: replayed, then new changes are journaled.
+        self.journal = Journal(config.data_dir)
+        records = self.journal.read_all()
+        if records:
+            replayed_items, _queues = replay(records, endpoint, self.resources, REGION)
+            log.info("journal: %d record(s) replayed (%d item image(s))", len(records), replayed_items)
+            items, messages = self.snapshotter.count_items(), self.snapshotter.count_messages()
+        self.restored = (items, messages)
+        self.journal.open()
+        self.emulator.attach_journal(self.journal)
         self._restore_complete = True
 
         # The handlers read their configuration from the environment at import time.
@@ -238,7 +252,22 @@ class LocalStack:
 
     def _final_snapshot(self) -> None:
         if self._restore_complete and self.snapshotter is not None and self.emulator is not None:
+            self.compact(force=True)
+        if self.emulator is not None:
+            self.emulator.detach_journal()
+        if self.journal is not None:
+            self.journal.close()
+
+    def compact(self, force: bool = False) -> bool:
+        """Snapshot, then drop the journal segments the snapshot covers (see persistence.Journal)."""
+        assert self.snapshotter is not None and self.journal is not None
+        with self._compact_lock:
+            if not force and self.journal.appended == 0:
+                return False
+            older = self.journal.rotate()
             self.snapshotter.snapshot(table_dirty=True)
+            Journal.discard(older)
+            return True
 
     def _stop_emulator(self) -> None:
         if self.emulator is None:
@@ -263,16 +292,23 @@ class LocalStack:
         self._threads.append(thread)
 
     def _snapshot_loop(self) -> None:
-        while not self._stop.wait(self.config.snapshot_seconds):
-            dirty = self.emulator.take_table_dirty() if self.emulator else False
+        """Compaction: every change is already durable in the journal; a snapshot every
+        snapshot_seconds (or sooner when the journal passes JOURNAL_COMPACT_BYTES) keeps it short."""
+        last = time.monotonic()
+        while not self._stop.wait(min(1.0, self.config.snapshot_seconds)):
+            journal = self.journal
+            if journal is None or journal.appended == 0:
+                continue
+            due = time.monotonic() - last >= self.config.snapshot_seconds
+            if not due and journal.bytes < JOURNAL_COMPACT_BYTES:
+                continue
             try:
-                self.snapshotter.snapshot(table_dirty=dirty)  # type: ignore[union-attr]
+                self.compact()
+                last = time.monotonic()
             except Exception as err:
                 if self._stop.is_set():
                     return
-                if dirty and self.emulator:
-                    self.emulator.mark_table_dirty()
-                log.warning("snapshot failed: %s", err)
+                log.warning("snapshot failed: %s (the journal keeps every change)", err.__class__.__name__)
 
     def _timer_loop(self) -> None:
         while not self._stop.wait(self.config.tick_seconds):

@@ -122,7 +122,9 @@ def test_a_failing_model_parks_the_fragment_in_the_dlq_and_redrive_applies_it(li
     body = json.loads(parked["body"])
     assert body["user_id"] == user and body["fragment_id"] == fragment_id
     assert "пеницил" not in parked["body"].lower()  # ids only: a DLQ holds no words
-    assert parked["group"] == user
+    from health_ltm.adapters.sqs_queue import message_group_id
+
+    assert parked["group"] == message_group_id(user)  # the user's group, by its hash (issue 15)
 
     # Visible as unfinished, never "applied"; nothing of it written; still read-your-writes.
     assert fragment_status(alice, fragment_id) in ("queued", "processing")

@@ -1,5 +1,6 @@
 """SQS FIFO queue of fragments to extract: one message group per user keeps a user's fragments
-in order and lets different users proceed in parallel."""
+in order and lets different users proceed in parallel. Group and deduplication ids are hashes
+scoped to the user (docs/decision_log.md, issue 15)."""
 
 from __future__ import annotations
 
@@ -30,13 +31,36 @@ class SqsFragmentQueue:
 
         return boto3.client("sqs")
 
-    def send(self, user_id: str, fragment_id: str) -> None:
+    def resend(self, user_id: str, fragment_id: str, attempt: int) -> None:
+        """Queue a failed fragment again (its retry by the client, after a fix)."""
+        self.send(user_id, fragment_id, attempt)
+
+    def send(self, user_id: str, fragment_id: str, attempt: int = 0) -> None:
         self.client.send_message(
             QueueUrl=self.queue_url,
             MessageBody=ExtractionMessage(user_id=user_id, fragment_id=fragment_id).model_dump_json(),
-            MessageGroupId=user_id,
-            MessageDeduplicationId=fragment_id,
+            MessageGroupId=message_group_id(user_id),
+            MessageDeduplicationId=deduplication_id(user_id, fragment_id, attempt),
         )
+
+
+def message_group_id(user_id: str) -> str:
+    """One group per user (order within a user, users in parallel), named by a hash: queue and DLQ
+    metadata (group ids show in consoles, metrics and DLQ listings) carry no user id."""
+    import hashlib
+
+    return "u-" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:48]
+
+
+def deduplication_id(user_id: str, fragment_id: str, attempt: int = 0) -> str:
+    """Scoped to the user (docs/decision_log.md): SQS FIFO deduplicates per queue, so the client's
+    fragment id alone would let one user's id drop another user's fragment for five minutes. A
+    hash, so the id carries neither the user id nor the client's id. ``attempt`` > 0 re-queues a
+    failed fragment on purpose (a fixed poison), which the 5-minute window must not swallow."""
+    import hashlib
+
+    material = f"{user_id}\x00{fragment_id}" + (f"\x00{attempt}" if attempt else "")
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
 class MaintenanceMessage(BaseModel):

@@ -303,6 +303,7 @@ class SessionBuffers:
                     messages=[t.message() for t in entry.turns],
                     fragment_id=entry.fragment_id,
                     locale=buffer.locale,
+                    new_start=False,  # a flush never re-creates data of an erased user (tombstone)
                 )
                 done.append(entry.fragment_id)
                 logger.info(

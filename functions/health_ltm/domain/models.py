@@ -59,8 +59,10 @@ class Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     role: Role
-    text: str
+    text: str  # normalised for matching at intake (write/intake.normalize_for_matching)
     at: datetime | None = None
+    # What the user typed, when normalisation changed it: kept as the evidence (issue 15).
+    original_text: str | None = None
 
 
 class Fact(BaseModel):

@@ -12,11 +12,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Pat
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from .. import wiring
-from ..domain.models import Message, PendingMention
+from ..domain.models import FragmentStatus, Message, PendingMention
 from ..domain.sections import Section, SectionStatus
 from ..read import profile
 from ..settings import get_settings
-from ..write.intake import submit_fragment
+from ..write.intake import FragmentConflict, FragmentTooLarge, submit_fragment
 from . import errors
 from .api_models import (
     ID_PATTERN,
@@ -58,6 +58,7 @@ FactId = Annotated[str, Path(pattern=ID_PATTERN)]
 _ERRORS = {
     401: "No valid token",
     404: "No such item (or not the caller's)",
+    409: "The fragment id is already used for different content",
     412: "The fact changed since it was read (If-Match)",
     413: "Too large a request",
     415: "The body is not application/json",
@@ -111,34 +112,45 @@ def openapi_json() -> str:
 
 
 # ------------------------------------------------------------------ write path intake
+@app.exception_handler(FragmentConflict)
+def _fragment_conflict(exc: FragmentConflict) -> Response:
+    return errors.problem(409, "Conflict", str(exc))
+
+
 @app.post(
     "/v1/fragments",
     summary="Queue a dialogue fragment for extraction",
     tags=["write"],
-    responses=documented(202, "Queued", 413, 415),
+    responses=documented(202, "Queued", 409, 413, 415),
 )
 def post_fragment(body: Annotated[FragmentIn, Body()]) -> Response[FragmentAccepted]:
+    """Idempotent by fragment_id (per user): a retry with the same content answers the same 202;
+    the same id with other content is 409. The state is at GET /v1/fragments/{fragment_id}."""
     errors.require_json(app)
     settings = get_settings()
     if len(body.messages) > settings.max_messages:
         raise errors.PayloadTooLarge(f"at most {settings.max_messages} messages per fragment")
     if any(len(m.text) > settings.max_message_chars for m in body.messages):
         raise errors.PayloadTooLarge(f"at most {settings.max_message_chars} characters per message")
-    fragment = submit_fragment(
-        wiring.repository(),
-        wiring.fragment_queue(),
-        wiring.clock(),
-        wiring.id_factory(),
-        user_id=current_user_id(app),
-        session_id=body.session_id,
-        messages=[Message(role=m.role, text=m.text, at=m.at) for m in body.messages],
-        fragment_id=body.fragment_id,
-        locale=body.locale,
-    )
+    try:
+        fragment = submit_fragment(
+            wiring.repository(),
+            wiring.fragment_queue(),
+            wiring.clock(),
+            wiring.id_factory(),
+            user_id=current_user_id(app),
+            session_id=body.session_id,
+            messages=[Message(role=m.role, text=m.text, at=m.at) for m in body.messages],
+            fragment_id=body.fragment_id,
+            locale=body.locale,
+        )
+    except FragmentTooLarge as err:
+        raise errors.PayloadTooLarge(str(err)) from err
+    # A retry answers exactly what the first POST did: accepted, queued (the state is at GET).
     return Response(
         status_code=202,
         content_type="application/json",
-        body=FragmentAccepted(fragment_id=fragment.id, status=fragment.status),
+        body=FragmentAccepted(fragment_id=fragment.id, status=FragmentStatus.QUEUED),
     )
 
 
@@ -153,7 +165,8 @@ def get_fragment(fragment_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> Fragm
     if fragment is None:
         raise errors.NotFoundError("no such fragment")
     return FragmentOut(
-        fragment_id=fragment.id, status=fragment.status, applied=fragment.applied, rejected=fragment.rejected
+        fragment_id=fragment.id, status=fragment.status, applied=fragment.applied, rejected=fragment.rejected,
+        reason=fragment.reason if fragment.status is FragmentStatus.FAILED else None,
     )
 
 

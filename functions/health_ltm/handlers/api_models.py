@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..domain.models import AppliedEvent, FragmentStatus, RejectedEvent, Role
 from ..domain.sections import FactStatus, Section, SectionStatus, Stage
@@ -52,12 +52,34 @@ def _json_number(value: Any) -> Any:
     return value
 
 
+# A message's time: from 1900 to a day ahead of the server's clock (clock skew). Year 1 or 9999
+# are not times anyone said something; they broke date arithmetic further down (issue 15).
+EARLIEST_MESSAGE_AT = datetime(1900, 1, 1, tzinfo=UTC)
+MESSAGE_AT_FUTURE_SLACK = timedelta(days=1)
+
+
+def _sane_time(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if aware < EARLIEST_MESSAGE_AT:
+        raise ValueError("a time from 1900 on")
+    if aware > datetime.now(UTC) + MESSAGE_AT_FUTURE_SLACK:
+        raise ValueError("a time not in the future")
+    return value
+
+
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     role: Role
     text: str = Field(min_length=1, max_length=20_000)
-    at: Annotated[datetime, BeforeValidator(_date_time_string)] | None = None
+    at: Annotated[
+        datetime,
+        BeforeValidator(_date_time_string),
+        AfterValidator(_sane_time),
+        Field(description="from 1900-01-01 to one day after the server's clock; 422 otherwise"),
+    ] | None = None
 
 
 class FragmentIn(BaseModel):
@@ -79,6 +101,11 @@ class FragmentOut(BaseModel):
     status: FragmentStatus
     applied: list[AppliedEvent]
     rejected: list[RejectedEvent]
+    reason: str | None = Field(
+        default=None,
+        description="why a fragment ended failed (an error class, e.g. error:OverflowError; never what "
+        "was said); POST the same fragment again to retry it",
+    )
 
 
 class FactOut(BaseModel):

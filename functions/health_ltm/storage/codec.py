@@ -40,6 +40,13 @@ def applied_entries(item: dict, name: str) -> list[Any]:
     return [model.model_validate_json(v["S"]) for v in item.get(name, {}).get("L", [])]
 
 
+def fact_data(fact: Fact) -> str:
+    """A fact's stored JSON: fields at their defaults are left out (null document fields, "user",
+    "stated", a count of 1, ...), which the model fills back in when it parses. About 30% fewer
+    bytes per fact item than the full dump, so every read of a section pays less (issue 12)."""
+    return fact.model_dump_json(exclude_defaults=True)
+
+
 def parse_context_item(item: dict, memory: UserMemory, wanted: set[str] | None) -> None:
     """Add one CTX# row to the memory; facts of unwanted sections are skipped before parsing."""
     kind = item["kind"]["S"]

@@ -32,6 +32,7 @@ from .codec import (
     RETRIEVALS,
     applied_entries,
     episode_from_item,
+    fact_data,
     fragment_item,
     item_size,
     parse_context_item,
@@ -43,6 +44,7 @@ PENDING_TTL = timedelta(days=2)
 # Must outlive the longest policy horizon (policies.json: episodes 180 days): the scheduler looks
 # up users active exactly that many days ago.
 ACTIVE_MARKER_TTL = timedelta(days=400)
+TOMBSTONE_TTL = timedelta(days=15)  # > the DLQ retention (14 days): nothing in flight outlives it
 
 
 def _s(value: str) -> dict:
@@ -181,7 +183,12 @@ class DynamoRepository:
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     # ---------------------------------------------------------------- fragments
-    def create_fragment(self, user_id: str, fragment: Fragment, pending: PendingMention | None) -> bool:
+    def create_fragment(
+        self, user_id: str, fragment: Fragment, pending: PendingMention | None, new_start: bool = True
+    ) -> bool:
+        """False when the id exists (a retry) or, with new_start=False (work queued before an
+        erasure, e.g. a chat flush), when the user was erased. new_start=True (the user's own POST)
+        clears the erasure tombstone."""
         pk = keys.user_pk(user_id)
         items: list[dict] = [
             {
@@ -190,7 +197,17 @@ class DynamoRepository:
                     "Item": fragment_item(pk, fragment, _epoch(fragment.received_at + FRAGMENT_TTL)),
                     "ConditionExpression": "attribute_not_exists(PK)",
                 }
-            }
+            },
+            # A new fragment from the user after an erasure is a new start: the tombstone goes.
+            {"Delete": {"TableName": self.table_name, "Key": self._tombstone_key(user_id)}}
+            if new_start
+            else {
+                "ConditionCheck": {
+                    "TableName": self.table_name,
+                    "Key": self._tombstone_key(user_id),
+                    "ConditionExpression": "attribute_not_exists(PK)",
+                }
+            },
         ]
         if pending is not None:
             items.append(
@@ -212,7 +229,7 @@ class DynamoRepository:
             self.client.transact_write_items(TransactItems=items)
         except self.client.exceptions.TransactionCanceledException as exc:
             reasons = exc.response.get("CancellationReasons", [])
-            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+            if "ConditionalCheckFailed" in [reason.get("Code") for reason in reasons[:2]]:
                 return False
             raise
         return True
@@ -233,6 +250,7 @@ class DynamoRepository:
                 "rejected": applied_entries(item, "rejected"),
                 "version": int(item["version"]["N"]),
                 "done": set(item.get("done", {}).get("SS", [])),
+                "reason": item.get("reason", {}).get("S"),
             }
         )
 
@@ -303,7 +321,7 @@ class DynamoRepository:
                 "status": _s(write.fact.status.value),
                 "stage": _s(write.fact.stage.value),
                 "version": _n(write.fact.version),
-                "data": _s(write.fact.model_dump_json()),
+                "data": _s(fact_data(write.fact)),
             }
             if write.expected_version is None:
                 condition = "attribute_not_exists(PK)"
@@ -460,9 +478,9 @@ class DynamoRepository:
 
     def mark_active(self, user_id: str, day: str) -> None:
         expires = datetime.fromisoformat(day).replace(tzinfo=UTC) + ACTIVE_MARKER_TTL
-        self._call(
-            "put_item",
-            Item={
+        self._guarded_put(
+            user_id,
+            {
                 "PK": _s(keys.user_pk(user_id)),
                 "SK": _s(keys.active_sk(day)),
                 ACTIVE_DAY_ATTRIBUTE: _s(day),
@@ -470,6 +488,38 @@ class DynamoRepository:
                 TTL_ATTRIBUTE: _n(_epoch(expires)),
             },
         )
+
+    # ---------------------------------------------------------------- erasure tombstone (issue 15)
+    def _tombstone_key(self, user_id: str) -> dict:
+        return {"PK": _s(keys.tombstone_pk(user_id)), "SK": _s(keys.TOMBSTONE_SK)}
+
+    def is_erased(self, user_id: str) -> bool:
+        item = self._call("get_item", Key=self._tombstone_key(user_id), ConsistentRead=True).get("Item")
+        return item is not None
+
+    def _guarded_put(self, user_id: str, item: dict) -> bool:
+        """Put the item unless the user was erased (tombstone present): in one transaction, so an
+        erasure that lands meanwhile cannot be undone by it. False when skipped."""
+        try:
+            self._count()
+            self.client.transact_write_items(
+                TransactItems=[
+                    {
+                        "ConditionCheck": {
+                            "TableName": self.table_name,
+                            "Key": self._tombstone_key(user_id),
+                            "ConditionExpression": "attribute_not_exists(PK)",
+                        }
+                    },
+                    {"Put": {"TableName": self.table_name, "Item": item}},
+                ]
+            )
+        except self.client.exceptions.TransactionCanceledException as exc:
+            reasons = exc.response.get("CancellationReasons", [])
+            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+                return False
+            raise
+        return True
 
     def get_scheduler_day(self) -> str | None:
         item = self._call(
@@ -507,9 +557,9 @@ class DynamoRepository:
         return users, page.get("LastEvaluatedKey")
 
     def put_summary(self, user_id: str, summary: dict) -> None:
-        self._call(
-            "put_item",
-            Item={
+        self._guarded_put(
+            user_id,
+            {
                 "PK": _s(keys.user_pk(user_id)),
                 "SK": _s(keys.SUMMARY_SK),
                 "kind": _s("summary"),
@@ -531,7 +581,7 @@ class DynamoRepository:
                 "SK": _s(keys.documented_sk(fact.section, fact.id)),
                 "kind": _s("documented"),
                 "section": _s(fact.section.value),
-                "data": _s(fact.model_dump_json()),
+                "data": _s(fact_data(fact)),
             },
         )
 
@@ -547,7 +597,7 @@ class DynamoRepository:
             item[RETRIEVALS] = _n(episode.retrieval_count)
         if episode.last_retrieved_at is not None:
             item[LAST_RETRIEVED] = _n(to_millis(episode.last_retrieved_at))
-        self._call("put_item", Item=item)
+        self._guarded_put(user_id, item)
 
     def get_episode(self, user_id: str, episode_id: str) -> Episode | None:
         item = self._call(
@@ -640,6 +690,19 @@ class DynamoRepository:
         return exported
 
     def erase(self, user_id: str) -> int:
+        # The tombstone first: from now on no derived write (activity markers, summaries, episodes,
+        # chat flushes) re-creates an item for the user; a new POST /v1/fragments clears it.
+        now = datetime.now(UTC)
+        self._call(
+            "put_item",
+            Item={
+                "PK": _s(keys.tombstone_pk(user_id)),
+                "SK": _s(keys.TOMBSTONE_SK),
+                "kind": _s("tombstone"),
+                "erased_at": _s(now.isoformat()),
+                TTL_ATTRIBUTE: _n(_epoch(now + TOMBSTONE_TTL)),
+            },
+        )
         deleted = 0
         # Keys only, then batched deletes; re-query until nothing is left (a concurrent writer
         # may add an item while we delete).

@@ -164,3 +164,13 @@ def active_sk(day: str) -> str:
 
 def session_sk(session_id: str) -> str:
     return f"SESS#{session_id}"
+
+
+# Erasure tombstone (issue 15): outside the user's partition, so that "0 items for the user" holds;
+# named by a hash, so it carries neither the user id nor any health data; it expires (TTL) after the
+# longest time in-flight work can still arrive (the DLQ retention, 14 days, and a day more).
+TOMBSTONE_SK = "TOMB"
+
+
+def tombstone_pk(user_id: str) -> str:
+    return "TOMB#" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()

@@ -74,6 +74,7 @@ class _Rows(dict[str, Any]):
 class InMemoryRepository:
     def __init__(self) -> None:
         self._users: dict[str, _Rows] = {}
+        self._tombstones: set[str] = set()  # erased users (DynamoRepository: TOMB# items with a TTL)
         self._lock = threading.RLock()
         self.calls = 0
         self.items_read = 0  # CTX# items the loads went through (the DynamoDB twin counts the same)
@@ -154,13 +155,18 @@ class InMemoryRepository:
         return [v for _, v in rows]
 
     # ---------------------------------------------------------------- fragments
-    def create_fragment(self, user_id: str, fragment: Fragment, pending: PendingMention | None) -> bool:
+    def create_fragment(
+        self, user_id: str, fragment: Fragment, pending: PendingMention | None, new_start: bool = True
+    ) -> bool:
         self.calls += 1
         with self._lock:
+            if not new_start and user_id in self._tombstones:
+                return False
             rows = self._user(user_id)
             sk = keys.fragment_sk(fragment.id)
             if sk in rows:
                 return False
+            self._tombstones.discard(user_id)  # a new fragment after an erasure: a new start
             rows[sk] = {"fragment": fragment.model_copy(), "done": set()}
             if pending is not None:
                 self._put(user_id, keys.pending_sk(fragment.id), pending)
@@ -273,6 +279,8 @@ class InMemoryRepository:
     def mark_active(self, user_id: str, day: str) -> None:
         self.calls += 1
         with self._lock:
+            if user_id in self._tombstones:
+                return
             self._user(user_id)[keys.active_sk(day)] = {"day": day}
 
     def get_scheduler_day(self) -> str | None:
@@ -297,6 +305,8 @@ class InMemoryRepository:
     def put_episode(self, user_id: str, episode: Episode) -> None:
         self.calls += 1
         with self._lock:
+            if user_id in self._tombstones:
+                return
             self._user(user_id)[keys.episode_sk(episode.id)] = episode.model_copy()
 
     def get_episode(self, user_id: str, episode_id: str) -> Episode | None:
@@ -354,6 +364,8 @@ class InMemoryRepository:
     def put_summary(self, user_id: str, summary: dict) -> None:
         self.calls += 1
         with self._lock:
+            if user_id in self._tombstones:
+                return
             self._put(user_id, keys.SUMMARY_SK, dict(summary))
 
     def get_summary(self, user_id: str) -> dict | None:
@@ -402,7 +414,12 @@ class InMemoryRepository:
     def erase(self, user_id: str) -> int:
         self.calls += 1
         with self._lock:
+            self._tombstones.add(user_id)
             return len(self._users.pop(user_id, _Rows()))
+
+    def is_erased(self, user_id: str) -> bool:
+        with self._lock:
+            return user_id in self._tombstones
 
     # ---------------------------------------------------------------- chat session buffers (issue 8)
     # Same conditions and outcomes as DynamoRepository's section; the idle lookup needs no index here.

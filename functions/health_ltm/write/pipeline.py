@@ -5,6 +5,7 @@ The model understands language; everything from validation on is code.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -49,6 +50,23 @@ from .quality import filter_messages
 from .validate import dialogue_words, validate
 
 MAX_DECISION_ATTEMPTS = 5
+# Errors a redelivery would only repeat: the fragment is marked failed instead (WritePath._fail).
+# Not among them: ConflictError, FragmentGone, ModelUnavailable, throttling and other AWS errors
+# (botocore's are not ValueErrors), which a retry can cure.
+DETERMINISTIC_ERRORS: tuple[type[BaseException], ...] = (
+    ArithmeticError, LookupError, TypeError, AttributeError, UnicodeError, RecursionError, ValueError,
+)
+FAILURE_REASON_PREFIX = "error:"
+
+
+def is_deterministic(err: BaseException) -> bool:
+    if isinstance(err, DETERMINISTIC_ERRORS):
+        return True
+    # DynamoDB refusing the request itself (item over 400 KB, too many items in a transaction):
+    # the same request fails the same way every time.
+    response = getattr(err, "response", None)
+    code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
+    return code == "ValidationException"
 
 
 @dataclass
@@ -89,7 +107,33 @@ class WritePath:
             FragmentStatus.PROCESSING,
             expected=[FragmentStatus.QUEUED, FragmentStatus.PROCESSING, FragmentStatus.FAILED],
         )
+        try:
+            return self._process(user_id, fragment)
+        except Exception as err:
+            if not is_deterministic(err):
+                raise
+            return self._fail(user_id, fragment, err)
 
+    def _fail(self, user_id: str, fragment: Fragment, err: BaseException) -> Outcome:
+        """A failure that every delivery would repeat (a bug, data the code cannot handle): the
+        fragment ends ``failed`` with a reason code (the error class, never what the user said)
+        instead of blocking the user's later fragments until the DLQ. What it applied before the
+        failure stays recorded in its ``done`` set: a re-queue after the fix (the same POST again:
+        write/intake.py re-queues a failed fragment) applies the rest, once."""
+        reason = f"{FAILURE_REASON_PREFIX}{err.__class__.__name__}"
+        logger.error(
+            "fragment failed deterministically",
+            extra={"fragment_id": fragment.id, "error_class": err.__class__.__name__, "reason": reason},
+        )
+        metrics.add_metric(name="FragmentFailed", unit=MetricUnit.Count, value=1)
+        with contextlib.suppress(FragmentGone):  # erased meanwhile, or another delivery finished it
+            self.repository.transition_fragment(
+                user_id, fragment, FragmentStatus.FAILED, [FragmentStatus.PROCESSING], reason=reason
+            )
+        return Outcome(FragmentStatus.FAILED)
+
+    def _process(self, user_id: str, fragment: Fragment) -> Outcome:
+        repo = self.repository
         filtered = filter_messages(fragment.messages)
         if filtered.all_filtered:
             reasons = sorted({d.reason for d in filtered.dropped}) or ["empty"]
