@@ -70,5 +70,8 @@ def test_a_relatives_disease_and_a_pronoun_follow_up_in_one_conversation(cloud):
         by_section.setdefault(fact["section"], []).append(fact)
     (lisinopril,) = by_section["medications"]
     assert lisinopril["attributes"]["dose_value"] == 20
+    # the app can show where it came from: the user's answer to the assistant's question
+    assert lisinopril["evidence_kind"] == "answer_to_question"
+    assert lisinopril["context_evidence"] == "Do you take any medicines?"
     assert [f["attributes"]["relative"] for f in by_section["family_history"]] == ["father"]
     assert "chronic_conditions" not in by_section

@@ -348,6 +348,8 @@ def _fact_out(fact) -> FactOut:
         valid_to=fact.valid_to,
         first_mentioned_at=fact.first_mentioned_at,
         last_confirmed_at=fact.last_confirmed_at,
+        evidence_kind=fact.evidence_kind,
+        context_evidence=fact.context_evidence,
         mention_count=fact.mention_count,
         version=fact.version,
         deleted=fact.is_deleted,

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..domain.models import AppliedEvent, FragmentStatus, RejectedEvent, Role
+from ..domain.models import AppliedEvent, EvidenceKind, FragmentStatus, RejectedEvent, Role
 from ..domain.sections import FactStatus, Section, SectionStatus, Stage
 from ..read.views import (
     ClarificationView,
@@ -126,6 +126,13 @@ class FactOut(BaseModel):
     mention_count: int
     version: int
     deleted: bool = False
+    evidence_kind: EvidenceKind = Field(
+        default=EvidenceKind.STATED,
+        description="the user's own words, an answer to the assistant's question, or a confirmed summary",
+    )
+    context_evidence: str | None = Field(
+        default=None, description="the assistant's question the user's words answered (answers only)"
+    )
 
 
 class SectionStatusOut(BaseModel):
