@@ -61,6 +61,8 @@ def test_a_relatives_disease_and_a_pronoun_follow_up_in_one_conversation(cloud):
             ("user", "Just lisinopril 10 mg"),
             ("assistant", "Anyone in your family with heart problems?"),
             ("user", "My dad had a heart attack at 60"),
+            ("assistant", "Any allergies?"),
+            ("user", "penicillin"),
         ]
     )
     send([("user", "they switched me to the 20 mg one")], session="s2")
@@ -70,8 +72,9 @@ def test_a_relatives_disease_and_a_pronoun_follow_up_in_one_conversation(cloud):
         by_section.setdefault(fact["section"], []).append(fact)
     (lisinopril,) = by_section["medications"]
     assert lisinopril["attributes"]["dose_value"] == 20
-    # the app can show where it came from: the user's answer to the assistant's question
-    assert lisinopril["evidence_kind"] == "answer_to_question"
-    assert lisinopril["context_evidence"] == "Do you take any medicines?"
+    # the app can show where a fact came from: the user's answer to the assistant's question
+    (penicillin,) = by_section["allergies"]
+    assert penicillin["evidence_kind"] == "answer_to_question"
+    assert penicillin["context_evidence"] == "Any allergies?"
     assert [f["attributes"]["relative"] for f in by_section["family_history"]] == ["father"]
     assert "chronic_conditions" not in by_section
