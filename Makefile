@@ -8,7 +8,7 @@ NODE_STAMP := node_modules/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test lint unit synth bench eval load clean openapi smoke eval-model-local
+.PHONY: run test lint unit synth bench eval load clean openapi smoke eval-model-local crash soak
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -9,7 +9,7 @@
     ltm smoke --base-url U --token T the seed-000 medication story end to end against a stage
 
 Environment: LTM_HOME (data dir, default <repo>/.ltm), LTM_PORT (3000), LTM_EMULATOR_PORT (4567),
-LTM_TICK_SECONDS (3600, 0 = off), LTM_SNAPSHOT_SECONDS (2), LTM_RETRY_SECONDS (2), LTM_DEBUG,
+LTM_TICK_SECONDS (3600, 0 = off), LTM_SNAPSHOT_SECONDS (30: compaction of the journal), LTM_RETRY_SECONDS (2), LTM_DEBUG,
 OPENAI_API_KEY / OPENAI_BASE_URL (passed through to the handlers).
 
 Auth as in AWS: every /v1 route except GET /v1/health, /v1/docs and /v1/openapi.json needs
@@ -72,7 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     def request_stop(signum, _frame) -> None:
         if stopping.is_set():
-            print("ltm: forced exit (the last snapshot interval may be lost)", file=sys.stderr, flush=True)
+            print("ltm: forced exit (everything acknowledged is in the journal)", file=sys.stderr, flush=True)
             os._exit(130)
         stopping.set()
 
