@@ -9,8 +9,8 @@
     ltm smoke --base-url U --token T the seed-000 medication story end to end against a stage
 
 Environment: LTM_HOME (data dir, default <repo>/.ltm), LTM_PORT (3000), LTM_EMULATOR_PORT (4567),
-LTM_TICK_SECONDS (3600, 0 = off), LTM_SNAPSHOT_SECONDS (30: compaction of the journal), LTM_RETRY_SECONDS (2), LTM_DEBUG,
-OPENAI_API_KEY / OPENAI_BASE_URL (passed through to the handlers).
+LTM_TICK_SECONDS (3600, 0 = off), LTM_SNAPSHOT_SECONDS (30: journal compaction), LTM_RETRY_SECONDS (2),
+LTM_DEBUG, OPENAI_API_KEY / OPENAI_BASE_URL (passed through to the handlers).
 
 Auth as in AWS: every /v1 route except GET /v1/health, /v1/docs and /v1/openapi.json needs
 "Authorization: Bearer $(ltm token USER)". Routes under /v1/internal/ are IAM-only in AWS; locally
