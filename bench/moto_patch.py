@@ -92,6 +92,6 @@ def _partition_queries(table_class) -> None:
             try:
                 return original(self, hash_key, *args, **kwargs)
             finally:
-                del self.all_items
+                self.__dict__.pop("all_items", None)  # the other patch may have removed it already
 
     table_class.query = query

@@ -262,7 +262,7 @@ def _install_partition_queries() -> None:
         try:
             return original(self, hash_key, *args, **kwargs)
         finally:
-            del self.all_items
+            self.__dict__.pop("all_items", None)  # the other patch may have removed it already
 
     query._ltm_partition = True  # type: ignore[attr-defined]
     Table.query = query  # type: ignore[method-assign]
