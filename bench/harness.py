@@ -26,10 +26,10 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from bench.env import REPO, child_env
+from health_ltm.storage import codec
 
 EVENT = REPO / "events" / "api_post_context.json"
 TABLE = "health-ltm-bench"
@@ -195,31 +195,9 @@ _KB = 1024
 _READ_UNIT = 4 * _KB
 
 
-def attribute_size(value: dict) -> int:
-    """Bytes of one typed attribute value, per the DynamoDB item size rules."""
-    ((kind, v),) = value.items()
-    if kind == "S":
-        return len(v.encode("utf-8"))
-    if kind == "N":
-        digits = len(str(Decimal(str(v)).normalize()).replace("-", "").replace(".", "").lstrip("0")) or 1
-        return math.ceil(digits / 2) + 1
-    if kind == "B":
-        return len(v)
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "SS":
-        return sum(len(s.encode("utf-8")) for s in v)
-    if kind == "NS":
-        return sum(attribute_size({"N": n}) for n in v)
-    if kind == "L":
-        return 3 + sum(1 + attribute_size(x) for x in v)
-    if kind == "M":
-        return 3 + sum(1 + len(k.encode("utf-8")) + attribute_size(x) for k, x in v.items())
-    raise ValueError(f"unknown attribute type {kind}")
-
-
-def item_size(item: dict) -> int:
-    return sum(len(name.encode("utf-8")) + attribute_size(value) for name, value in item.items())
+# Item sizes by DynamoDB's rules: the repository meters its own reads with the same function.
+attribute_size = codec.attribute_size
+item_size = codec.item_size
 
 
 def write_units(size: int) -> int:

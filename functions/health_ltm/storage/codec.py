@@ -76,7 +76,10 @@ def attribute_size(value: dict) -> int:
     if kind == "S":
         return len(v) if v.isascii() else len(v.encode("utf-8"))
     if kind == "N":
-        digits = len(v.lstrip("-").replace(".", "").lstrip("0")) or 1
+        number = v.lstrip("-")
+        if "." in number:
+            number = number.rstrip("0")  # "1.50" is stored as 1.5
+        digits = len(number.replace(".", "").lstrip("0")) or 1
         return (digits + 1) // 2 + 1
     if kind == "B":
         return len(v)
@@ -84,6 +87,8 @@ def attribute_size(value: dict) -> int:
         return 1
     if kind == "SS":
         return sum(len(s.encode("utf-8")) for s in v)
+    if kind == "BS":
+        return sum(len(b) for b in v)
     if kind == "NS":
         return sum(attribute_size({"N": n}) for n in v)
     if kind == "L":
@@ -95,7 +100,10 @@ def attribute_size(value: dict) -> int:
 
 def item_size(item: dict) -> int:
     """Bytes of an item as DynamoDB counts them: attribute names plus values."""
-    return sum(len(name) + attribute_size(value) for name, value in item.items())
+    return sum(
+        (len(name) if name.isascii() else len(name.encode("utf-8"))) + attribute_size(value)
+        for name, value in item.items()
+    )
 
 
 def export_items(items: Iterable[dict]) -> dict:
