@@ -38,9 +38,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..adapters.local_embedder import HashingEmbedder
 from ..domain.sections import Section
 from ..ports import Embedder
-from .lexicon import Lexicon, words
+from .lexicon import CJK_RE, Lexicon, normalize, words
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "query_classes.json"
+SYNONYMS_PATH = DATA_PATH.with_name("synonyms.json")
 SMALLTALK = "smalltalk"
 _HISTORY = "@history"
 _FOLLOW_UP = "@follow_up"
@@ -116,6 +117,19 @@ class FallbackRules(BaseModel):
     needs_episodes: bool
 
 
+class NamedEntityTerms(BaseModel):
+    """Names of one kind in the write path's synonym table (``data/synonyms.json``) as terms of a
+    class: a drug the table knows is a drug question without being listed twice."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    query_class: str = Field(alias="class")
+    weight: float = Field(gt=0, le=1)
+    skip: tuple[str, ...] = ()  # names that are ordinary words in a question (body parts)
+    chronic: bool | None = None  # conditions: only the chronic ones, or only the acute ones
+    kind: str | None = None  # the table's kind, when the rule's name is not it
+
+
 class QueryClassesData(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -127,6 +141,7 @@ class QueryClassesData(BaseModel):
     history_markers: _Languages
     follow_up_markers: _Languages
     lookup_markers: _Languages = _Languages()
+    named_entities: dict[str, NamedEntityTerms | str] = Field(default_factory=dict)  # "_why": a note
     classes: dict[str, QueryClassSpec]
 
     @model_validator(mode="after")
@@ -137,6 +152,11 @@ class QueryClassesData(BaseModel):
             named = set(spec.boosted_by) | set(spec.absorbs) | set(spec.absorbs_weak) | set(spec.requires_any)
             if name.startswith("@") or not named <= set(self.classes) - {name}:
                 raise ValueError(f"bad class name, or a bad class named in {name!r}")
+        for kind, terms in self.named_entities.items():
+            if isinstance(terms, str) != kind.startswith("_"):
+                raise ValueError(f"named entities {kind!r}: a rule, or a note under a '_' key")
+            if isinstance(terms, NamedEntityTerms) and terms.query_class not in self.classes:
+                raise ValueError(f"named entities {kind!r} point at an unknown class")
         return self
 
 
@@ -175,10 +195,6 @@ class QueryClassifier:
         self._embedder = embedder or HashingEmbedder()
         self._lexicon = Lexicon(self._lexicon_entries())
         self._order = {name: i for i, name in enumerate(self.data.classes)}
-
-    def warm_up(self) -> None:
-        """Embed the exemplars now rather than on the first question that needs them."""
-        _ = self._exemplars
 
     def classify(self, query: str, recent_messages: Sequence[str] = ()) -> QueryClassification:
         query = query[:_MAX_QUERY_CHARS]
@@ -316,7 +332,42 @@ class QueryClassifier:
         for name, spec in self.data.classes.items():
             entries += [(term, name, 1.0) for term in spec.terms.all()]
             entries += [(term, name, 0.5) for term in spec.weak_terms.all()]
+        for kind, rule in self.data.named_entities.items():
+            if isinstance(rule, str):
+                continue
+            skip = {normalize(name) for name in rule.skip}
+            entries += [
+                (term, rule.query_class, rule.weight)
+                for term in entity_terms(rule.kind or kind, rule.chronic)
+                if term.rstrip("$") not in skip
+            ]
         return entries
+
+
+_SHORTEST_ENTITY_TERM = 3  # shorter Latin/Cyrillic names are abbreviations that collide with words
+
+
+@lru_cache(maxsize=16)
+def entity_terms(kind: str, chronic: bool | None = None) -> tuple[str, ...]:
+    """Every name and alias of one kind of the synonym table, as lexicon terms (whole words for
+    a short name, stems for a long one, CJK as substrings). A four-letter Latin word is a whole
+    word ("numb" is not "number"); Cyrillic keeps its stems (inflection)."""
+    raw = json.loads(SYNONYMS_PATH.read_text(encoding="utf-8")).get(kind, [])
+    terms: set[str] = set()
+    for item in raw:
+        if chronic is not None and bool(item.get("chronic")) is not chronic:
+            continue
+        for name in (*(item.get(lang) for lang in ("ru", "en", "zh")), *item.get("aliases", ())):
+            if not name:
+                continue
+            term = normalize(name)
+            parts = words(term)
+            if not CJK_RE.search(term):
+                if not parts or sum(len(p) for p in parts) < _SHORTEST_ENTITY_TERM:
+                    continue
+                term = " ".join(p + "$" if len(p) == 4 and p.isascii() else p for p in parts)
+            terms.add(term)
+    return tuple(sorted(terms))
 
 
 @lru_cache(maxsize=1)

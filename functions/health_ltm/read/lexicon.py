@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _WORD_RE = re.compile(rf"[^\W_{_CJK}]+")
-_CJK_RE = re.compile(rf"[{_CJK}]")
+CJK_RE = re.compile(rf"[{_CJK}]")
 _STEM_MIN = 4
 _CONSUMED = "\x00"
 
@@ -71,7 +71,7 @@ class Lexicon:
         for key, term_labels in labels.items():
             term_id = len(self._labels)
             self._labels.append(term_labels)
-            if _CJK_RE.search(key):
+            if CJK_RE.search(key):
                 self._parts.append(())
                 cjk.append((key.replace(" ", ""), term_id))
                 continue
@@ -87,7 +87,7 @@ class Lexicon:
     def match(self, text: str) -> dict[str, float]:
         norm = normalize(text)
         found = self._match_words(_WORD_RE.findall(norm))
-        if self._cjk and _CJK_RE.search(norm):
+        if self._cjk and CJK_RE.search(norm):
             found |= self._match_cjk(norm)
         scores: dict[str, float] = defaultdict(float)
         for term_id in found:
