@@ -118,6 +118,24 @@ def test_an_allergy_said_in_chat_is_in_the_next_context_before_any_flush(cloud):
     assert context(session_id="s1", user="bob")["pending"] == []  # alice's session is not bob's
 
 
+def test_a_chat_turn_is_in_a_context_that_does_not_name_the_session(cloud):
+    chat(PENICILLIN, session="s1")
+    ctx = context()  # the app asks for memory outside the chat (another screen, another device)
+    (pending,) = ctx["pending"]
+    assert pending["source"] == "chat_session" and "пенициллин" in pending["text"]
+    assert "allergies: never discussed" not in ctx["prompt"]
+    assert context(user="bob")["pending"] == []
+
+
+def test_an_erased_user_has_no_chat_mention_left(cloud):
+    chat(PENICILLIN, session="s1")
+    status, _ = call(api_event("DELETE", "/v1/me"))
+    assert status == 200
+    chat("А ещё на амоксициллин", session="s1")  # a turn that arrives after the erasure
+    _, export = call(api_event("GET", "/v1/export"))
+    assert export["pending"] == []
+
+
 def test_a_flushed_chat_turn_is_one_entry_then_a_fact(cloud):
     chat(PENICILLIN, session="s1")
     before = context(session_id="s1")["pending"]

@@ -97,7 +97,7 @@ def buffer_mentions(buffer: SessionBuffer) -> list[PendingMention]:
     for fragment_id, turns in batches:
         mention = pending_mention(fragment_id, [t.message() for t in turns], max(t.at for t in turns))
         if mention is not None:
-            found.append(mention)
+            found.append(mention.model_copy(update={"source": "chat_session"}))
     return found
 
 
@@ -179,12 +179,24 @@ class SessionBuffers:
 
         written = self._update(user_id, session_id, change, now, create=True)
         assert written is not None  # create=True always yields a buffer
+        if has_user_turn:
+            self._store_mentions(user_id, written.after)
         return Recorded(
             buffer=written.after,
             history=list(written.before.recent),
             created=written.before.version == 0,
             fragment_ids=self._hand_over(user_id, written.after),
         )
+
+    def _store_mentions(self, user_id: str, buffer: SessionBuffer) -> None:
+        """What the unflushed turns said about allergies or drugs, stored as pending mentions now:
+        the next context sees them whether or not it names the session. Best effort: the chat
+        route's own context reads the buffer anyway, and the flush stores the fragment's mention."""
+        try:
+            for mention in buffer_mentions(buffer):
+                self.repository.put_pending(user_id, mention)
+        except Exception:  # a failed read-your-writes hint must not fail the turn
+            logger.warning("pending mention not stored", extra={"reason": "store_failed"})
 
     def close_turn(self, user_id: str, session_id: str) -> list[str]:
         """A turn ended without an answer (the model failed): flush if it was the N-th."""

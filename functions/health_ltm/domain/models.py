@@ -224,6 +224,8 @@ class PendingMention(BaseModel):
     sections: list[Section]
     text: str
     received_at: datetime
+    # chat_session: a buffered chat turn, stored before its fragment exists (the flush replaces it)
+    source: Literal["fragment", "chat_session"] = "fragment"
 
 
 class Episode(BaseModel):

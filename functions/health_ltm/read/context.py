@@ -311,21 +311,16 @@ def _pending(
 ) -> list[PendingMentionView]:
     """Stored mentions (queued fragments) and a chat buffer's, once each by fragment id."""
     views: dict[str, PendingMentionView] = {}
-    sources: tuple[tuple[Literal["fragment", "chat_session"], Sequence[PendingMention]], ...] = (
-        ("fragment", stored),
-        ("chat_session", unprocessed),
-    )
-    for source, mentions in sources:
-        for p in mentions:
-            if p.fragment_id in views or not selected.intersection(p.sections):
-                continue
-            views[p.fragment_id] = PendingMentionView(
-                fragment_id=p.fragment_id,
-                sections=list(p.sections),
-                text=p.text,
-                received_at=p.received_at,
-                source=source,
-            )
+    for p in (*stored, *(m.model_copy(update={"source": "chat_session"}) for m in unprocessed)):
+        if p.fragment_id in views or not selected.intersection(p.sections):
+            continue
+        views[p.fragment_id] = PendingMentionView(
+            fragment_id=p.fragment_id,
+            sections=list(p.sections),
+            text=p.text,
+            received_at=p.received_at,
+            source=p.source,
+        )
     return sorted(views.values(), key=lambda v: (v.received_at, v.fragment_id))
 
 

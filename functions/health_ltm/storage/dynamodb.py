@@ -489,6 +489,20 @@ class DynamoRepository:
             },
         )
 
+    def put_pending(self, user_id: str, mention: PendingMention) -> bool:
+        """A chat turn's mention, stored the moment the turn is buffered (read-your-writes for every
+        context call, with or without the session id). Keyed by the fragment the buffer will be
+        flushed as: the flush's own pending item replaces it, processing deletes it. Never after an
+        erasure (one transaction with the tombstone check)."""
+        item = {
+            "PK": _s(keys.user_pk(user_id)),
+            "SK": _s(keys.pending_sk(mention.fragment_id)),
+            "kind": _s("pending"),
+            "data": _s(mention.model_dump_json()),
+            TTL_ATTRIBUTE: _n(_epoch(mention.received_at + PENDING_TTL)),
+        }
+        return self._guarded_put(user_id, item)
+
     # ---------------------------------------------------------------- erasure tombstone (issue 15)
     def _tombstone_key(self, user_id: str) -> dict:
         return {"PK": _s(keys.tombstone_pk(user_id)), "SK": _s(keys.TOMBSTONE_SK)}

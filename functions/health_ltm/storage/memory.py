@@ -276,6 +276,14 @@ class InMemoryRepository:
                 if fingerprint:
                     row["done"].add(fingerprint)
 
+    def put_pending(self, user_id: str, mention: PendingMention) -> bool:
+        self.calls += 1
+        with self._lock:
+            if user_id in self._tombstones:
+                return False
+            self._put(user_id, keys.pending_sk(mention.fragment_id), mention)
+        return True
+
     def mark_active(self, user_id: str, day: str) -> None:
         self.calls += 1
         with self._lock:
