@@ -28,6 +28,7 @@ run: $(STAMP) $(NODE_STAMP)
 test: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check functions infra tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 unit: $(STAMP)
@@ -36,6 +37,7 @@ unit: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check functions infra tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 ## Synthesize the CloudFormation template offline (builds the dependency layer with pip, no Docker).
 synth: $(STAMP) $(NODE_STAMP)

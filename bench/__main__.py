@@ -3,6 +3,7 @@
 python -m bench                 # the full run (a few minutes on 2 cores)
 python -m bench --quick         # few samples: a smoke run, written to .bench-tmp/quick/
 python -m bench --only read_path,cold_start   # these parts; the others kept from results.json
+python -m bench --render-only   # README.md, cost.md (and load.md) again from the JSON, nothing measured
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ def main(argv: list[str] | None = None) -> int:
         "with --quick: .bench-tmp/quick, so a smoke run never replaces the committed results)",
     )
     parser.add_argument("--no-docs", action="store_true", help="print the results, write nothing")
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="write README.md, cost.md and load.md again from results.json and load.json, measure nothing",
+    )
     args = parser.parse_args(argv)
     parts = [p for p in args.only.split(",") if p] or list(PARTS)
     unknown = set(parts) - set(PARTS)
@@ -45,6 +51,16 @@ def main(argv: list[str] | None = None) -> int:
 
     out_dir = Path(args.out) if args.out else (env.TMP_DIR / "quick" if args.quick else env.OUT_DIR)
     results_path = out_dir / "results.json"
+    if args.render_only:
+        write_docs(json.loads(results_path.read_text(encoding="utf-8")), out_dir)
+        load_path = out_dir / "load.json"
+        if load_path.is_file():  # written by `make load`
+            from bench.load import render_markdown
+
+            load = json.loads(load_path.read_text(encoding="utf-8"))
+            (out_dir / "load.md").write_text(render_markdown(load), encoding="utf-8")
+            print(f"bench: wrote {out_dir / 'load.md'}", file=sys.stderr)
+        return 0
     results: dict = {}
     previous: dict | None = None
     if results_path.is_file():
@@ -75,10 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     if previous and not args.quick:
         results["previous_run"] = previous
 
-    from bench import cost, report
+    from bench import cost
 
     results["cost"] = cost.compute(results)
-    results["analysis"] = report.analysis(results)
     if args.no_docs:
         print(json.dumps(results, indent=1, ensure_ascii=False, default=str), file=sys.__stdout__)
         return 0
@@ -86,17 +101,22 @@ def main(argv: list[str] | None = None) -> int:
     results_path.write_text(
         json.dumps(results, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
     )
+    write_docs(results, out_dir)
+    print(f"bench: wrote {results_path} in {meta['seconds']:.0f} s", file=sys.stderr)
+    return 0
+
+
+def write_docs(results: dict, out_dir) -> None:
+    """README.md beside results.json, and the cost page (docs/cost.md for the default output)."""
+    from bench import cost, report
+
     (out_dir / "README.md").write_text(report.markdown(results), encoding="utf-8")
     default_out = out_dir.resolve() == env.OUT_DIR.resolve()
     cost_path = env.REPO / "docs" / "cost.md" if default_out else out_dir / "cost.md"
     cost.write(results["cost"], cost_path)
     for t in report.targets(results):
         print(f"bench: {'MET   ' if t['met'] else 'MISSED'} {t['target']}: {t['result']}", file=sys.stderr)
-    print(
-        f"bench: wrote {results_path}, {out_dir / 'README.md'}, {cost_path} in {meta['seconds']:.0f} s",
-        file=sys.stderr,
-    )
-    return 0
+    print(f"bench: wrote {out_dir / 'README.md'}, {cost_path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -317,11 +317,7 @@ def _child(target: str) -> dict:
 # ------------------------------------------------------------------------------- importtime
 _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
 
-_IMPORT_API = (
-    "import threading, health_ltm.read.tokens as t; "
-    "t.warm_up_in_background = lambda: threading.Thread(target=lambda: None); "
-    "import health_ltm.handlers.api"
-)
+_IMPORT_API = "import health_ltm.handlers.api"  # the tokenizer loads on first count, not at import
 
 
 def _profile(code: str) -> dict[str, tuple[int, int]]:
@@ -343,8 +339,7 @@ def _profile(code: str) -> dict[str, tuple[int, int]]:
 
 
 def importtime(runs: int = 3) -> dict:
-    """Where the api handler's import time goes (the tokenizer warm-up thread is disabled in
-    these runs: -X importtime mis-attributes time spent in another thread's imports)."""
+    """Where the api handler's import time goes."""
     bare_code = (REPO / "bench" / "cold_start_child.py").read_text(encoding="utf-8")
     bare_code = bare_code.split("# --- bare handler ---")[1].split("# --- end bare ---")[0]
     api_runs = [_profile(_IMPORT_API) for _ in range(runs)]

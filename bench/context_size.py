@@ -43,7 +43,7 @@ def run(quick: bool = False) -> dict:
     from health_ltm.read.context import render_prompt
     from health_ltm.storage.memory import InMemoryRepository
 
-    tokens.warm_up_in_background().join()
+    tokens.count_tokens("warm up")  # load the tokenizer up front
     profile = build_profile(200, seed=5)
     repo = InMemoryRepository()
     seed(repo, USER, profile)

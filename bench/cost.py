@@ -123,10 +123,10 @@ def extraction_tokens() -> dict:
     from health_ltm.adapters.llm_schemas import SectionChoice, extraction_model
     from health_ltm.domain.clock import FixedClock
     from health_ltm.domain.models import Message, Role
-    from health_ltm.read.tokens import count_tokens, warm_up_in_background
+    from health_ltm.read.tokens import count_tokens
     from health_ltm.write.quality import filter_messages
 
-    warm_up_in_background().join()
+    count_tokens("warm up")  # load the tokenizer up front
     recorded = record(FixedClock(NOW))
     rows = []
     for fragment in FRAGMENTS:

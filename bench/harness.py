@@ -7,8 +7,8 @@
 - ``Emulator``: the moto server of the local stack (``ltm_local.emulator``) in a *child process*
   on 127.0.0.1, with the table and queues from ``health_ltm.schema``. A child process, so that the
   emulator's own CPU work does not run under the benchmark's GIL: the handler waits on a socket
-  as it would wait on DynamoDB. One moto artifact is removed there (``bench.moto_patch``:
-  whole-table copies on every transaction).
+  as it would wait on DynamoDB. moto is patched there as in the local stack
+  (``ltm_local.emulator.install_moto_patches``), so a request's cost does not grow with the table.
 - ``DynamoMeter``: counts the DynamoDB API calls a client makes (botocore events), the time spent
   in them, and the capacity units they consume, computed from item sizes (moto does not report
   consumed capacity).
@@ -114,9 +114,8 @@ def use_repository(repository, fragment_queue=None) -> Iterator[None]:
 # ------------------------------------------------------------------------------------ emulator
 _SERVER = """
 import sys
-from bench import moto_patch
-moto_patch.install()
-from ltm_local.emulator import Emulator
+from ltm_local.emulator import Emulator, install_moto_patches
+install_moto_patches()
 emulator = Emulator(0, fallback_to_ephemeral=True)
 print(emulator.start(), flush=True)
 sys.stdin.read()

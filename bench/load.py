@@ -398,48 +398,41 @@ def run_load(
 
 
 def render_markdown(result: dict) -> str:
+    """docs/bench/load.md from the result (load.json); the words are in bench/templates/load.md."""
+    from bench.render import fill, join, plain, table
+
     cfg = result["config"]
-    lines = [
-        "# Load run (local stack on loopback)",
-        "",
-        "`make load` (`python -m bench.load`): the whole local stack in one process (moto server for",
-        "DynamoDB and SQS, the HTTP front with dev JWTs, SQS pollers feeding the unmodified extract",
-        "handler, offline rule extractor, local vector index) on free 127.0.0.1 ports;",
-        f"{cfg['clients']} concurrent clients x {cfg['requests_per_client']} mixed requests for "
-        f"{cfg['users']} users (seed {cfg['seed']}), then a bounded wait until every accepted fragment "
-        "is applied or rejected.",
-        "",
-        "These are figures for the local stack (emulated storage, one in-process handler instance per",
-        "function, as one Lambda execution environment handles one event at a time), useful to compare",
-        "runs and to catch regressions, not AWS capacity figures.",
-        "",
-        f"- machine: {result.get('machine', '')}",
-        f"- requests: {result['requests']} in {result['run_s']} s, **{result['throughput_rps']} requests/s**",
-        f"- 5xx: **{result['server_errors']}**, transport errors: {result['transport_errors']}",
-        f"- fragments accepted: {result['fragments_accepted']}, outcomes: {result['fragment_outcomes']}, "
-        f"settled in {result['settle_s']} s after the clients finished",
-        f"- lost fragments: **{result['lost_fragments']}**, DLQ messages: **{result['dlq_messages']}**",
-        "",
-        "| route | requests | median ms | p95 ms | max ms | statuses |",
-        "|---|---:|---:|---:|---:|---|",
-    ]
-    for route, r in result["routes"].items():
-        statuses = ", ".join(f"{k}: {v}" for k, v in r["statuses"].items())
-        lines.append(
-            f"| `{route}` | {r['requests']} | {r['median_ms']} | {r['p95_ms']} | {r['max_ms']} | {statuses} |"
-        )
-    lines += [
-        "",
-        "Latency is measured by the client, so it includes the wait for the one api handler instance",
-        "(requests of all clients queue for it, as they would for one Lambda execution environment)",
-        "and for the emulator, which runs DynamoDB requests one at a time and copies the whole table on",
-        "every TransactWriteItems (moto), so writes get slower as the table grows. What the run checks",
-        "is correctness under concurrency: no 5xx, every accepted fragment applied or rejected, nothing",
-        "in the dead-letter queue. `tests/integration/test_load_small.py` runs a small version of it in",
-        "`make test`.",
-        "",
-    ]
-    return "\n".join(lines)
+    routes = [
+        [f"`{route}`", r["requests"], r["median_ms"], r["p95_ms"], r["max_ms"],
+         ", ".join(f"{k}: {v}" for k, v in r["statuses"].items())]
+        for route, r in result["routes"].items()
+    ]  # fmt: skip
+    return join(
+        [
+            fill(
+                "load",
+                "page",
+                clients=cfg["clients"],
+                per_client=cfg["requests_per_client"],
+                users=cfg["users"],
+                seed=cfg["seed"],
+                machine=result.get("machine", ""),
+                requests=result["requests"],
+                run_s=result["run_s"],
+                rps=result["throughput_rps"],
+                server_errors=result["server_errors"],
+                transport_errors=result["transport_errors"],
+                accepted=result["fragments_accepted"],
+                outcomes=result["fragment_outcomes"],
+                settle_s=result["settle_s"],
+                lost=result["lost_fragments"],
+                dlq=result["dlq_messages"],
+                routes=table(
+                    ["route", "requests", "median ms", "p95 ms", "max ms", "statuses"], routes, plain, "-rrrr"
+                ),
+            )
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,25 +18,24 @@ of 10) is measured for calls per user, in-process for its CPU per user.
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from datetime import timedelta
 
 from bench import harness
-from bench.env import REPO
 from bench.profiles import NOW, build_profile, seed
 from bench.stats import summarize, summarize_counts
 
 SIZES = (100, 5000)
-SQS_EVENT = REPO / "events" / "sqs_maintenance_batch.json"
 
 
 def _event(user: str, day: str) -> dict:
-    event = json.loads(SQS_EVENT.read_text(encoding="utf-8"))
-    record = copy.deepcopy(event["Records"][0])
-    record["body"] = json.dumps({"user_id": user, "day": day, "dry_run": False})
-    return {"Records": [record]}
+    from tests.fakes.sqs import queue_arn, received
+
+    from ltm_local.events import sqs_event
+
+    body = json.dumps({"user_id": user, "day": day, "dry_run": False})
+    return sqs_event([received(body)], queue_arn("HealthLtm-maintenance"))
 
 
 class _Clock:
@@ -141,12 +140,6 @@ def run(quick: bool = False) -> dict:
         out["fan_out_in_process"] = fan_out_in_process(2000 if quick else 20000)
     finally:
         wiring.clock = original_clock  # type: ignore[assignment]
-    out["_notes"] = (
-        "One SQS record per job through the real maintain handler. 'backlog' = first run on a "
-        "never-maintained profile (everything due at once); 'nightly' = the next night. Emulator "
-        "times are dominated by moto (its Query serialisation is ~0.7 ms per fact item); use the "
-        "in-process times for CPU and the DynamoDB call counts for round trips."
-    )
     return out
 
 

@@ -88,7 +88,7 @@ def run(base_url: str, fragment_ids: tuple[str, ...] = PICK) -> dict:
     from health_ltm.adapters.openai_llm import OpenAIExtractor, OpenAISectionClassifier
     from health_ltm.domain.clock import SystemClock
     from health_ltm.domain.models import Message
-    from health_ltm.ports import ModelUnavailable
+    from health_ltm.errors import ModelUnavailable
     from health_ltm.settings import Settings
     from health_ltm.storage.memory import InMemoryRepository
     from health_ltm.write.intake import submit_fragment

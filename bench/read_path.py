@@ -7,7 +7,7 @@ query, status rules, prompt rendering, response serialisation). The tokenizer is
 timing (its first-request cost is measured by the cold-start benchmark, in fresh processes).
 All cases of a table are sampled round-robin in the same run.
 
-Since issue 12 the storage is keyed by section: a question reads the key ranges of its sections
+The storage is keyed by section: a question reads the key ranges of its sections
 (``storage.keys.read_ranges``), one Query each, in parallel. Every case reports its round trips
 and the items and bytes it read; ``read_cost`` has them per question type, beside the whole
 profile, and the single-topic / multi-topic byte ratio.
@@ -46,7 +46,7 @@ def _user(n: int) -> str:
 def run(quick: bool = False) -> dict:
     from health_ltm.read import tokens
 
-    tokens.warm_up_in_background().join()
+    tokens.count_tokens("warm up")  # load the tokenizer before anything is timed
     profiles = {n: build_profile(n) for n in SIZES}
     classes = _classes()
     out: dict = {
@@ -198,11 +198,6 @@ def components(profile, quick: bool) -> dict:
             - parts["build_context"]["median_ms"],
             3,
         )
-    out["_notes"] = (
-        "build_context includes load_memory and render_prompt; render_prompt is timed on the facts "
-        "alone (no gaps, pending or episodes); handler_overhead = handler - classify - build_context "
-        "medians: Powertools routing and validation, the response model and its JSON."
-    )
     return out
 
 
@@ -255,14 +250,6 @@ def emulator(profiles: dict, quick: bool) -> dict:
             {n: _user(n) for n in sizes}, QUERIES["single_topic"]
         )
         results["seeding_seconds"] = seeding
-    results["_notes"] = (
-        "moto serialises a Query response in Python (about 0.7 ms per fact item): 'in_storage_calls' "
-        "is mostly the emulator's own time and says nothing about DynamoDB's latency; a question's "
-        "Queries run in parallel, so it is the wall time during which at least one call was open. "
-        "'outside_storage_calls' is our code around the calls. 'boto3_parse' is the client-side "
-        "share of a call: botocore parsing the Query response JSON, timed on the recorded bytes "
-        "(the whole profile, as the write path loads it, and the responses of one single-topic question)."
-    )
     return results
 
 

@@ -242,13 +242,6 @@ def run(quick: bool = False) -> dict:
             for row in rows["recorded"][: len(FRAGMENTS)]
         ]
         out["emulator"]["intake"] = _intake(repo, meter, clock)
-    out["_notes"] = (
-        "Times are WritePath.process only (the fragment is stored first, untimed, as POST "
-        "/v1/fragments would). 'recorded' = model time 0; 'rules' = the offline extractor. "
-        "Write units: transactional writes 2 per KB per item, plain writes 1 per KB, +1 per "
-        "active-day marker for its GSI entry; updates charged on the item's final size (an upper "
-        "bound); computed from item sizes because moto does not report consumed capacity."
-    )
     return out
 
 

@@ -3,6 +3,7 @@
     python -m bench.eval          # all levels -> docs/eval/report-<date>.{json,md} and latest.md
     python -m bench.eval --levels questions,transitions --no-write
     python -m bench.eval --limit 5 --out /tmp/eval   # a quick subset (tests use this)
+    python -m bench.eval --render-only   # the Markdown again from every report-*.json, nothing run
 
 Offline (rule extractor, local embedder) always; a second column with the model adapters when
 OPENAI_API_KEY or OPENAI_BASE_URL is set. Levels that need an external dataset are skipped,
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 import traceback
@@ -54,52 +54,6 @@ LEVELS = {
     "locomo": locomo,
     "edge_cases": edge_cases,
 }
-
-NOTES_OFFLINE = (
-    "The committed report is the offline configuration (rule section classifier and extractor, "
-    "hashing embedder, local vector index): no model key was used. The model column's code path "
-    "was exercised once against tests/fakes/fake_openai.py in --rules mode (the fake answers "
-    "through the model's JSON contract with the rule extractor), which shows the path works, not "
-    "how good a model is."
-)
-NOTES = [
-    "Labelled data (bench/eval/data/) was written for this evaluation in Russian and English with some "
-    "Chinese; see bench/eval/data/README.md for the labelling rules. External datasets are read in "
-    "place from ../shared/datasets and never copied.",
-    "Question → sections: the classifier's lexicon (functions/health_ltm/data/query_classes.json, "
-    "terms only; no exemplar, threshold or class mapping changed) gained vocabulary after the first "
-    "run on the 'dev' split, which scored precision 0.875, recall 0.940, exact set 0.703 before: "
-    "spelling and word forms (ношпа, прививаться, кормления грудью, цикл, вес), symptoms (thirst, "
-    "urination, tinnitus, nosebleed, chest tightness, stuffy nose), diseases (Alzheimer's, "
-    "Parkinson's, dementia, prediabetes; migraine as a diagnosis in EN and ZH as in RU), food words "
-    "(dishes, baking, spicy), tea, sports (boxing, HIIT, team sports), calming down and irritability, "
-    "eye check-ups, and recall and small-talk phrases. The 'heldout' split was written after that "
-    "change and measured once: its numbers are the estimate for unseen questions.",
-    "LoCoMo 'hybrid' is LocalVectorIndex.search(..., text=query): cosine fused with BM25 over the "
-    "user's own episodes. /v1/context passes only the vector today, i.e. the 'vector' row is what "
-    "the read path gets until it passes the query text too.",
-    "Dialogues (bench/eval/data/dialogues.jsonl, 111 dialogues in RU, EN and ZH) were labelled from "
-    "the text as a clinician would record it, before the level was first run and without reading "
-    "the rule extractor (afterwards only English 'aka' names were added so that words missing from "
-    "the synonym table meet their canonical keys); the 'heldout' split is written in another style "
-    "and vocabulary than 'dev' and is the estimate for dialogues the rules were not tuned on. "
-    "The MTS-Dialog wrong-attribution figures are heuristic proxies (candidates), not labelled errors.",
-    "Times are wall-clock on a shared 2-core machine and only informative; no test asserts on time.",
-]
-
-
-def _docs() -> dict[str, str]:
-    out = {}
-    for name, module in LEVELS.items():
-        paragraphs = []
-        for paragraph in (module.__doc__ or "").strip().split("\n\n"):
-            if paragraph.lstrip().startswith("* "):  # a bullet list: one line per item
-                items = re.split(r"\n\s*\* ", "\n" + paragraph.strip())
-                paragraphs.append("\n".join("- " + " ".join(i.split()) for i in items if i.strip()))
-            else:
-                paragraphs.append(" ".join(paragraph.split()))
-        out[name] = "\n\n".join(paragraphs)
-    return out
 
 
 def run_levels(names: list[str], configs: list, limit: int | None) -> tuple[dict[str, Any], dict, bool]:
@@ -144,7 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--offline-only", action="store_true", help="skip the model column even if configured"
     )
+    parser.add_argument(
+        "--render-only", action="store_true", help="write the Markdown of every report JSON in --out again"
+    )
     args = parser.parse_args(argv)
+    if args.render_only:
+        for path in report.render_all(args.out):
+            progress(f"eval: wrote {path}")
+        return 0
     names = [n.strip() for n in args.levels.split(",") if n.strip()]
     unknown = [n for n in names if n not in LEVELS]
     if unknown:
@@ -171,14 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         "committed_configuration": "offline" if model is None else "offline + model",
         "limit": args.limit,
         "levels": results,
-        "level_docs": {k: v for k, v in _docs().items() if k in names},
         "timing_s": timing,
         "total_s": round(time.monotonic() - started, 1),
-        "notes": ([NOTES_OFFLINE] if model is None else []) + NOTES,
     }
     if model is not None:
-        endpoint = os.environ.get("OPENAI_BASE_URL") or "api.openai.com"
-        document["notes"].insert(0, f"The model column ran against {endpoint}.")
+        document["model_endpoint"] = os.environ.get("OPENAI_BASE_URL") or "api.openai.com"
     if args.no_write:
         print(report.markdown(document))
     else:

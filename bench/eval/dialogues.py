@@ -116,7 +116,7 @@ def run_write_path(config, fragments, days=None, *, extractor=None, classifier=N
     from health_ltm.domain.clock import FixedClock
     from health_ltm.domain.ids import new_ulid
     from health_ltm.domain.models import Message, Role
-    from health_ltm.ports import ModelUnavailable
+    from health_ltm.errors import ModelUnavailable
     from health_ltm.storage.memory import InMemoryRepository
     from health_ltm.write.intake import submit_fragment
     from health_ltm.write.pipeline import WritePath

@@ -98,7 +98,7 @@ def check(memory: StoryMemory, step: dict[str, Any]) -> tuple[bool, str]:
 
 
 def run(config, *, limit: int | None = None) -> dict[str, Any]:
-    from health_ltm.ports import ModelUnavailable
+    from health_ltm.errors import ModelUnavailable
 
     scenarios = limited(load_jsonl("edge_cases.jsonl"), limit)
     passed = total = 0

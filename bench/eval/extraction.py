@@ -83,7 +83,7 @@ class Extraction:
         self.extractor = config.extractor(FixedClock(EVAL_DAY))
 
     def run_fragment(self, fragment: dict[str, Any]) -> dict[str, Any]:
-        from health_ltm.ports import ModelUnavailable
+        from health_ltm.errors import ModelUnavailable
         from health_ltm.write.quality import filter_messages
         from health_ltm.write.validate import fold, user_text, validate
 

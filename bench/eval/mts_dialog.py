@@ -154,7 +154,7 @@ def run(config, *, limit: int | None = None) -> dict[str, Any]:
     from health_ltm.domain.clock import FixedClock
     from health_ltm.domain.models import AssertionKind
     from health_ltm.domain.sections import Section, SectionStatus
-    from health_ltm.ports import ModelUnavailable
+    from health_ltm.errors import ModelUnavailable
     from health_ltm.write.quality import filter_messages
 
     from .common import EVAL_DAY

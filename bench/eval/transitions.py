@@ -1,34 +1,23 @@
-"""Level 4: state transitions, table-driven, every case.
+"""Level 4: state transitions, the table of cases in data/transitions.jsonl.
 
-Code decides what happened (domain/transitions.decide); the model never does. Each row of the
-table sets up a stored state, hands ``decide`` one candidate (or calls the user edit / delete /
-section-status functions) and states the outcome: the history event, the resulting status and
-stage, a clarification instead of a change, or nothing at all. A second table drives the same
-decisions through the write path (InMemoryRepository, a scripted extractor standing in for any
-extractor) to check what the pipeline adds: validation, redelivery, stored clarifications.
-No model is involved, so both columns of the report are the same run.
+Each case sets up a stored state and either hands the product's transition function
+(``domain.transitions.decide``, or the user edit / delete / section-status functions) one
+candidate, or says a few fragments to the write path with a scripted extractor. Its ``expect``
+lists the outcome; the unit tests (tests/unit/test_transitions.py) run the same cases, so this
+level reports how many hold. No model is involved: both columns of the report are one run.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from .common import EVAL_DAY
+from .common import EVAL_DAY, load_jsonl
 
 LEVEL = "transitions"
 MODEL_INDEPENDENT = True
-
-
-def _domain():
-    from health_ltm.domain import models, sections, transitions
-    from health_ltm.domain.candidates import Candidate
-
-    return models, sections, transitions, Candidate
-
+DATA = "transitions.jsonl"
 
 _ids = itertools.count(1)
 
@@ -37,523 +26,109 @@ def _new_id() -> str:
     return f"id{next(_ids):05d}"
 
 
-def _ctx(fragment: str = "f-new", session: str = "s-new"):
-    _, _, transitions, _ = _domain()
-    return transitions.DecisionContext(
-        now=EVAL_DAY, new_id=_new_id, fragment_id=fragment, session_id=session, extractor="table"
-    )
+def load_cases() -> list[dict[str, Any]]:
+    return load_jsonl(DATA)
 
 
-def fact(
-    section: str,
-    key: str,
-    status: str,
-    *,
-    stage: str = "active",
-    attributes: dict | None = None,
-    fragments: tuple[str, ...] = ("f-old",),
-    deleted: bool = False,
-    version: int = 3,
-):
-    models, sections, _, _ = _domain()
+# ------------------------------------------------------------------ the objects a case describes
+def _fact(spec: dict[str, Any]):
+    from health_ltm.domain import models, sections
+
     then = EVAL_DAY - timedelta(days=30)
+    section, key = spec["section"], spec["key"]
     return models.Fact(
         id=f"fact-{section}-{key}",
         section=sections.Section(section),
         key=key,
         name_raw=key,
         name_normalized=key,
-        status=sections.FactStatus(status),
-        stage=sections.Stage(stage),
-        attributes=dict(attributes or {}),
+        status=sections.FactStatus(spec["status"]),
+        stage=sections.Stage(spec.get("stage", "active")),
+        attributes=dict(spec.get("attributes", {})),
         first_mentioned_at=then,
         last_confirmed_at=then,
         mention_count=2,
-        source_fragment_ids=list(fragments),
-        deleted_at=then if deleted else None,
-        version=version,
+        source_fragment_ids=["f-old"],
+        deleted_at=then if spec.get("deleted") else None,
+        version=3,
     )
 
 
-def cand(
-    section: str,
-    key: str = "",
-    status: str | None = None,
-    *,
-    kind: str = "fact",
-    attributes: dict | None = None,
-    correction: bool = False,
-    remember: bool = False,
-):
-    models, sections, _, Candidate = _domain()
-    kind_ = models.AssertionKind(kind)
+def _candidate(spec: dict[str, Any]):
+    from health_ltm.domain import models, sections
+    from health_ltm.domain.candidates import Candidate
+
+    section = spec["section"]
     return Candidate(
         section=sections.Section(section),
-        kind=kind_,
-        key=key or f"section:{section}",
-        name_raw=key,
-        name_normalized=key,
-        status=sections.FactStatus(status) if status else None,
-        attributes=dict(attributes or {}),
-        correction=correction,
-        remember=remember,
+        kind=models.AssertionKind(spec.get("kind", "fact")),
+        key=spec.get("key") or f"section:{section}",
+        name_raw=spec.get("key", ""),
+        name_normalized=spec.get("key", ""),
+        status=sections.FactStatus(spec["status"]) if spec.get("status") else None,
+        attributes=dict(spec.get("attributes", {})),
+        correction=spec.get("correction", False),
+        remember=spec.get("remember", False),
     )
 
 
-def state(section: str, status: str = "unknown", version: int = 1):
-    models, sections, _, _ = _domain()
+def _state(spec: dict[str, Any]):
+    from health_ltm.domain import models, sections
+
     return models.SectionState(
-        section=sections.Section(section), status=sections.SectionStatus(status), version=version
+        section=sections.Section(spec["section"]),
+        status=sections.SectionStatus(spec.get("status", "unknown")),
+        version=1,
     )
 
 
-def clarification(section: str, fact_id: str):
-    models, sections, _, _ = _domain()
+def _clarification(spec: dict[str, Any], fact_id: str):
+    from health_ltm.domain import models, sections
+
     return models.Clarification(
         id="clar-1",
-        section=sections.Section(section),
+        section=sections.Section(spec["section"]),
         fact_id=fact_id,
-        reason="implausible_change:birth_year",
+        reason=spec["reason"],
         created_at=EVAL_DAY,
     )
 
 
-@dataclass
-class Case:
-    id: str
-    category: str
-    what: str
-    run: Callable[[], Any]  # -> a Decision, a FactDecision or a SectionDecision
-    expect: dict[str, Any] = field(default_factory=dict)
+def _context(fragment: str = "f-new"):
+    from health_ltm.domain import transitions
 
-
-def _decide(candidate, existing=None, section_state=None, facts=(), pending=(), fragment="f-new"):
-    _, _, transitions, _ = _domain()
-    return lambda: transitions.decide(
-        candidate,
-        existing,
-        section_state or state(candidate.section.value),
-        list(facts) or ([existing] if existing is not None else []),
-        list(pending),
-        _ctx(fragment),
+    return transitions.DecisionContext(
+        now=EVAL_DAY, new_id=_new_id, fragment_id=fragment, session_id="s-new", extractor="table"
     )
 
 
-def _user(function: str, *args):
-    _, _, transitions, _ = _domain()
-    return lambda: getattr(transitions, function)(*args, _ctx())
+def _call(case: dict[str, Any]) -> Any:
+    """The product's function for the case: a Decision, a FactDecision or a SectionDecision."""
+    from health_ltm.domain import sections, transitions
 
-
-def decide_cases() -> list[Case]:
-    enap = fact("medications", "enalapril", "active", attributes={"dose_value": 5.0, "dose_unit": "mg"})
-    allergy = fact("allergies", "penicillin", "present")
-    age = fact("demographics", "birth_year", "present", attributes={"birth_year": 1996})
-    sex = fact("demographics", "sex", "present", attributes={"sex": "female"})
-    diet = fact("lifestyle", "diet", "present", stage="candidate", attributes={"value": "vegetarian"})
-    return [
-        # first mention
-        Case(
-            "first_mention_medication",
-            "first mention",
-            "a new drug: an active fact, section present",
-            _decide(cand("medications", "metformin", "active")),
-            {"event": "first_mention", "status": "active", "stage": "active", "section_status": "present"},
-        ),
-        Case(
-            "first_mention_prescribed",
-            "first mention",
-            "prescribed, not started yet",
-            _decide(cand("medications", "metformin", "prescribed")),
-            {"event": "first_mention", "status": "prescribed", "stage": "active"},
-        ),
-        Case(
-            "first_mention_symptom",
-            "first mention",
-            "a symptom: active at once, no section status",
-            _decide(cand("symptoms", "headache", "present")),
-            {"event": "first_mention", "status": "present", "stage": "active", "section_status": None},
-        ),
-        Case(
-            "first_mention_lifestyle_candidate",
-            "first mention",
-            "lifestyle waits for a second mention: a candidate",
-            _decide(cand("lifestyle", "diet", "present", attributes={"value": "vegan"})),
-            {"event": "first_mention", "stage": "candidate", "section_status": None},
-        ),
-        Case(
-            "first_mention_remember",
-            "first mention",
-            "an explicit 'remember' makes lifestyle active at once",
-            _decide(cand("lifestyle", "diet", "present", attributes={"value": "vegan"}, remember=True)),
-            {"event": "first_mention", "stage": "active"},
-        ),
-        Case(
-            "first_mention_entity_absent",
-            "negation",
-            "'not allergic to penicillin': an absent fact, the section stays unknown",
-            _decide(cand("allergies", "penicillin", "absent")),
-            {"event": "first_mention", "status": "absent", "stage": "active", "section_status": None},
-        ),
-        Case(
-            "first_mention_default_status",
-            "first mention",
-            "no status given: a drug is taken, a condition present",
-            _decide(cand("chronic_conditions", "hypertension")),
-            {"event": "first_mention", "status": "present", "section_status": "present"},
-        ),
-        # reconfirmation
-        Case(
-            "reconfirmation",
-            "reconfirmation",
-            "the same drug and dose said again in another fragment",
-            _decide(
-                cand("medications", "enalapril", "active", attributes={"dose_value": 5.0, "dose_unit": "mg"}),
-                enap,
-            ),
-            {"event": "reconfirmation", "status": "active", "mention_count": 3, "version": 4},
-        ),
-        Case(
-            "same_fragment_repeat",
-            "reconfirmation",
-            "a repeat inside the fragment that stored it: nothing",
-            _decide(
-                cand("medications", "enalapril", "active", attributes={"dose_value": 5.0, "dose_unit": "mg"}),
-                enap,
-                fragment="f-old",
-            ),
-            {"noop": "same_fragment_repeat"},
-        ),
-        Case(
-            "stable_stays_stable",
-            "reconfirmation",
-            "a stable fact reconfirmed stays stable",
-            _decide(
-                cand("allergies", "penicillin", "present"),
-                fact("allergies", "penicillin", "present", stage="stable"),
-            ),
-            {"event": "reconfirmation", "stage": "stable"},
-        ),
-        # change
-        Case(
-            "change_dose",
-            "change",
-            "the dose goes from 5 to 10 mg; what was not restated is kept",
-            _decide(cand("medications", "enalapril", "active", attributes={"dose_value": 10.0}), enap),
-            {"event": "change", "attributes": {"dose_value": 10.0, "dose_unit": "mg"}},
-        ),
-        Case(
-            "change_started",
-            "change",
-            "prescribed, then started: a change to active",
-            _decide(
-                cand("medications", "metformin", "active"), fact("medications", "metformin", "prescribed")
-            ),
-            {"event": "change", "status": "active"},
-        ),
-        Case(
-            "change_city",
-            "change",
-            "moving to another city",
-            _decide(
-                cand("demographics", "city", "present", attributes={"city": "Казань"}),
-                fact("demographics", "city", "present", attributes={"city": "Москва"}),
-            ),
-            {"event": "change", "attributes": {"city": "Казань"}},
-        ),
-        Case(
-            "change_diet",
-            "change",
-            "a changed diet",
-            _decide(
-                cand("lifestyle", "diet", "present", attributes={"value": "vegan"}),
-                fact("lifestyle", "diet", "present", attributes={"value": "vegetarian"}),
-            ),
-            {"event": "change", "attributes": {"value": "vegan"}},
-        ),
-        # negation
-        Case(
-            "negation_stopped",
-            "negation",
-            "no longer takes the drug",
-            _decide(cand("medications", "enalapril", "stopped"), enap),
-            {"event": "negation", "status": "stopped"},
-        ),
-        Case(
-            "negation_resolved",
-            "negation",
-            "a symptom is over",
-            _decide(cand("symptoms", "headache", "resolved"), fact("symptoms", "headache", "present")),
-            {"event": "negation", "status": "resolved"},
-        ),
-        Case(
-            "negation_absent",
-            "negation",
-            "'turns out I am not allergic to it'",
-            _decide(cand("allergies", "penicillin", "absent"), allergy),
-            {"event": "negation", "status": "absent"},
-        ),
-        Case(
-            "negation_to_present_again",
-            "change",
-            "stopped, then taken again: a change back to active",
-            _decide(cand("medications", "enalapril", "active"), fact("medications", "enalapril", "stopped")),
-            {"event": "change", "status": "active"},
-        ),
-        # correction
-        Case(
-            "correction_event",
-            "correction",
-            "'I was wrong, it is 10 mg': a correction, not a change",
-            _decide(
-                cand("medications", "enalapril", "active", attributes={"dose_value": 10.0}, correction=True),
-                enap,
-            ),
-            {"event": "correction", "attributes": {"dose_value": 10.0}},
-        ),
-        Case(
-            "correction_of_age",
-            "correction",
-            "'я ошибся, мне 28': the implausible change is accepted",
-            _decide(
-                cand(
-                    "demographics", "birth_year", "present", attributes={"birth_year": 1998}, correction=True
-                ),
-                age,
-            ),
-            {"event": "correction", "attributes": {"birth_year": 1998}},
-        ),
-        Case(
-            "correction_resolves_clarification",
-            "correction",
-            "a correction settles the pending clarification",
-            _decide(
-                cand(
-                    "demographics", "birth_year", "present", attributes={"birth_year": 1998}, correction=True
-                ),
-                age,
-                pending=[clarification("demographics", age.id)],
-            ),
-            {"event": "correction", "resolves": 1},
-        ),
-        # implausible changes
-        Case(
-            "implausible_age",
-            "clarification",
-            "age going down by two years: held as a clarification",
-            _decide(cand("demographics", "birth_year", "present", attributes={"birth_year": 1998}), age),
-            {"clarification": "implausible_change:birth_year"},
-        ),
-        Case(
-            "natural_ageing",
-            "change",
-            "a birthday moves the stated age by one year: a plain change",
-            _decide(cand("demographics", "birth_year", "present", attributes={"birth_year": 1995}), age),
-            {"event": "change", "attributes": {"birth_year": 1995}},
-        ),
-        Case(
-            "same_age_again",
-            "reconfirmation",
-            "the same birth year again",
-            _decide(cand("demographics", "birth_year", "present", attributes={"birth_year": 1996}), age),
-            {"event": "reconfirmation"},
-        ),
-        Case(
-            "implausible_sex",
-            "clarification",
-            "sex changing without a correction: a clarification",
-            _decide(cand("demographics", "sex", "present", attributes={"sex": "male"}), sex),
-            {"clarification": "implausible_change:sex"},
-        ),
-        # section status: unknown vs confirmed absence vs unsure
-        Case(
-            "confirmed_absent",
-            "section status",
-            "'I have no allergies' on an unknown section",
-            _decide(cand("allergies", kind="section_absent")),
-            {"section_status": "confirmed_absent", "section_event": "section_status"},
-        ),
-        Case(
-            "unsure",
-            "section status",
-            "'I don't know if I have allergies'",
-            _decide(cand("allergies", kind="section_unsure")),
-            {"section_status": "unsure", "section_event": "section_status"},
-        ),
-        Case(
-            "absent_after_unsure",
-            "section status",
-            "unsure first, then sure there are none",
-            _decide(cand("allergies", kind="section_absent"), section_state=state("allergies", "unsure")),
-            {"section_status": "confirmed_absent", "section_event": "section_status"},
-        ),
-        Case(
-            "absent_reconfirmed",
-            "section status",
-            "'no allergies' said again",
-            _decide(
-                cand("allergies", kind="section_absent"), section_state=state("allergies", "confirmed_absent")
-            ),
-            {"section_status": "confirmed_absent", "section_event": "reconfirmation"},
-        ),
-        Case(
-            "unsure_but_known",
-            "section status",
-            "'not sure' while an allergy is on record: nothing changes",
-            _decide(
-                cand("allergies", kind="section_unsure"),
-                section_state=state("allergies", "present"),
-                facts=[allergy],
-            ),
-            {"noop": "unsure_but_facts_known"},
-        ),
-        Case(
-            "absent_conflict",
-            "clarification",
-            "'no allergies' while one is recorded: ask, never delete",
-            _decide(
-                cand("allergies", kind="section_absent"),
-                section_state=state("allergies", "present"),
-                facts=[allergy],
-            ),
-            {"clarification": "section_absent_conflicts_with_recorded_facts"},
-        ),
-        Case(
-            "absent_with_entity_absent_only",
-            "section status",
-            "'no allergies' after 'not allergic to X'",
-            _decide(
-                cand("allergies", kind="section_absent"), facts=[fact("allergies", "penicillin", "absent")]
-            ),
-            {"section_status": "confirmed_absent"},
-        ),
-        Case(
-            "absent_after_stopped_drug",
-            "section status",
-            "'I take nothing' when the only drug is stopped",
-            _decide(
-                cand("medications", kind="section_absent"),
-                section_state=state("medications", "present"),
-                facts=[fact("medications", "enalapril", "stopped")],
-            ),
-            {"section_status": "confirmed_absent"},
-        ),
-        Case(
-            "fact_after_confirmed_absent",
-            "section status",
-            "an allergy after 'no allergies': present again",
-            _decide(
-                cand("allergies", "peanut", "present"), section_state=state("allergies", "confirmed_absent")
-            ),
-            {"event": "first_mention", "section_status": "present"},
-        ),
-        # lifecycle
-        Case(
-            "candidate_to_active",
-            "lifecycle",
-            "a lifestyle candidate said again in another fragment",
-            _decide(cand("lifestyle", "diet", "present", attributes={"value": "vegetarian"}), diet),
-            {"event": "reconfirmation", "stage": "active"},
-        ),
-        Case(
-            "candidate_same_fragment_stays",
-            "lifecycle",
-            "a candidate changed within the fragment that made it stays a candidate",
-            _decide(
-                cand("lifestyle", "diet", "present", attributes={"value": "vegan"}), diet, fragment="f-old"
-            ),
-            {"event": "change", "stage": "candidate"},
-        ),
-        Case(
-            "candidate_remember",
-            "lifecycle",
-            "'remember' in the same fragment activates a candidate",
-            _decide(
-                cand("lifestyle", "diet", "present", attributes={"value": "vegetarian"}, remember=True),
-                diet,
-                fragment="f-old",
-            ),
-            {"stage": "active"},
-        ),
-        Case(
-            "deprecated_revived_by_change",
-            "lifecycle",
-            "a deprecated fact that changes is active again",
-            _decide(
-                cand("medications", "enalapril", "active", attributes={"dose_value": 10.0}),
-                fact(
-                    "medications",
-                    "enalapril",
-                    "active",
-                    stage="deprecated",
-                    attributes={"dose_value": 5.0, "dose_unit": "mg"},
-                ),
-            ),
-            {"event": "change", "stage": "active"},
-        ),
-        Case(
-            "deleted_revived",
-            "lifecycle",
-            "a fact the user deleted and then mentions again comes back",
-            _decide(
-                cand("allergies", "penicillin", "present"),
-                fact("allergies", "penicillin", "present", deleted=True),
-            ),
-            {"event": "change", "deleted": False, "status": "present"},
-        ),
-        Case(
-            "deleted_age_no_clarification",
-            "lifecycle",
-            "a deleted age restated differently is no conflict with what the user removed",
-            _decide(
-                cand("demographics", "birth_year", "present", attributes={"birth_year": 1990}),
-                fact("demographics", "birth_year", "present", attributes={"birth_year": 1996}, deleted=True),
-            ),
-            {"event": "change", "attributes": {"birth_year": 1990}},
-        ),
-        # the user's own edits
-        Case(
-            "user_edit",
-            "user edit",
-            "PATCH: attributes merged, a user_edit event, the version bumped",
-            _user("user_edit", enap, {"attributes": {"dose_value": 2.5}}),
-            {"event": "user_edit", "attributes": {"dose_value": 2.5, "dose_unit": "mg"}, "version": 4},
-        ),
-        Case(
-            "user_edit_activates_candidate",
-            "user edit",
-            "the user vouches for a candidate",
-            _user("user_edit", diet, {"attributes": {"value": "vegan"}}),
-            {"event": "user_edit", "stage": "active"},
-        ),
-        Case(
-            "user_delete",
-            "user edit",
-            "DELETE: the fact leaves every context, history kept",
-            _user("user_delete", allergy),
-            {"event": "user_delete", "deleted": True},
-        ),
-        Case(
-            "user_section_status",
-            "user edit",
-            "PUT /v1/sections: the user says 'no allergies'",
-            lambda: _domain()[2].user_section_status(
-                state("allergies"), _domain()[1].SectionStatus.CONFIRMED_ABSENT, _ctx()
-            ),
-            {"section_status": "confirmed_absent", "section_event": "section_status"},
-        ),
-    ]
+    call = case["call"]
+    if call == "user_edit":
+        return transitions.user_edit(_fact(case["fact"]), case["changes"], _context())
+    if call == "user_delete":
+        return transitions.user_delete(_fact(case["fact"]), _context())
+    if call == "user_section_status":
+        status = sections.SectionStatus(case["status"])
+        return transitions.user_section_status(_state(case["state"]), status, _context())
+    candidate = _candidate(case["candidate"])
+    existing = _fact(case["existing"]) if case.get("existing") else None
+    facts = [_fact(f) for f in case.get("facts", [])] or ([existing] if existing is not None else [])
+    pending = [_clarification(c, existing.id if existing else "") for c in case.get("pending", [])]
+    state = _state(case.get("state") or {"section": candidate.section.value})
+    return transitions.decide(
+        candidate, existing, state, facts, pending, _context(case.get("fragment", "f-new"))
+    )
 
 
 def _outcome(result: Any) -> dict[str, Any]:
-    """Flatten a Decision / FactDecision / SectionDecision to the fields the table speaks of."""
-    _, _, transitions, _ = _domain()
-    out: dict[str, Any] = {
-        "event": None,
-        "noop": None,
-        "clarification": None,
-        "section_status": None,
-        "section_event": None,
-    }
+    """Flatten a Decision / FactDecision / SectionDecision to the fields a case's ``expect`` names."""
+    from health_ltm.domain import transitions
+
+    out: dict[str, Any] = dict.fromkeys(("event", "noop", "clarification", "section_status", "section_event"))
     fact_decision = section_decision = None
     if isinstance(result, transitions.Decision):
         fact_decision, section_decision = result.fact, result.section
@@ -583,25 +158,34 @@ def _outcome(result: Any) -> dict[str, Any]:
     return out
 
 
-def _check(expect: dict[str, Any], got: dict[str, Any]) -> list[str]:
-    wrong = []
-    for key, want in expect.items():
-        have = got.get(key)
-        if key == "attributes":
-            have = {k: (have or {}).get(k) for k in want}
-        if have != want:
-            wrong.append(f"{key}: expected {want!r}, got {have!r}")
-    if "event" in expect and expect["event"] and got.get("history_matches_state") is False:
-        wrong.append("the history event's 'after' is not the new state")
-    # A decision never does two contradictory things at once.
-    if got.get("clarification") and got.get("event"):
-        wrong.append("a clarification and a change at once")
-    return wrong
+def mismatches(want: Any, have: Any, path: str = "") -> list[str]:
+    """What of ``want`` ``have`` lacks: dicts are compared on want's keys, lists item by item."""
+    if isinstance(want, dict):
+        if not isinstance(have, dict):
+            return [f"{path or 'value'}: expected {want!r}, got {have!r}"]
+        return [p for key, value in want.items() for p in mismatches(value, have.get(key), f"{path}{key}.")]
+    if isinstance(want, list) and isinstance(have, list) and len(want) == len(have):
+        return [
+            p
+            for n, (w, h) in enumerate(zip(want, have, strict=True))
+            for p in mismatches(w, h, f"{path}{n}.")
+        ]
+    return [] if want == have else [f"{path.rstrip('.')}: expected {want!r}, got {have!r}"]
 
 
-# ---------------------------------------------------------------------------- through the write path
+def _decision_problems(case: dict[str, Any]) -> list[str]:
+    got = _outcome(_call(case))
+    problems = mismatches(case["expect"], got)
+    if case["expect"].get("event") and got.get("history_matches_state") is False:
+        problems.append("the history event's 'after' is not the new state")
+    if got.get("clarification") and got.get("event"):  # never two contradictory things at once
+        problems.append("a clarification and a change at once")
+    return problems
+
+
+# ------------------------------------------------------------------ through the write path
 class _Scripted:
-    """Stands in for any extractor: returns the assertions of the current step."""
+    """Stands in for any extractor and classifier: returns the assertions of the current step."""
 
     name = "scripted"
 
@@ -612,234 +196,74 @@ class _Scripted:
         return list(self.assertions)
 
     def classify(self, messages):
-        return (
-            sorted({a.section for a in self.assertions}, key=list(type(self.assertions[0].section)).index)
-            if self.assertions
-            else []
-        )
+        order = {s: n for n, s in enumerate(type(self.assertions[0].section))} if self.assertions else {}
+        return sorted({a.section for a in self.assertions}, key=order.__getitem__)
 
 
-def _assertion(section: str, evidence: str, **kw):
-    from health_ltm.domain.models import Assertion
+def _write_path_problems(case: dict[str, Any]) -> list[str]:
+    from health_ltm.domain.clock import FixedClock
+    from health_ltm.domain.ids import new_ulid
+    from health_ltm.domain.models import Assertion, Message, Role
+    from health_ltm.storage.memory import InMemoryRepository
+    from health_ltm.write.intake import submit_fragment
+    from health_ltm.write.pipeline import WritePath
 
-    return Assertion(section=section, evidence=evidence, **kw)
+    class _Queue:
+        def send(self, user_id, fragment_id):
+            pass
 
-
-class _Harness:
-    def __init__(self) -> None:
-        from health_ltm.domain.clock import FixedClock
-        from health_ltm.storage.memory import InMemoryRepository
-        from health_ltm.write.pipeline import WritePath
-
-        self.clock = FixedClock(EVAL_DAY)
-        self.repo = InMemoryRepository()
-        self.script = _Scripted()
-        self.path = WritePath(
-            repository=self.repo,
-            classifier=self.script,
-            extractor=self.script,
-            clock=self.clock,
-            new_id=_new_id,
-        )
-        self.last_fragment: str | None = None
-
-    def say(self, text: str, *assertions, assistant: str | None = None, session: str = "s1"):
-        from health_ltm.domain.ids import new_ulid
-        from health_ltm.domain.models import Message, Role
-        from health_ltm.write.intake import submit_fragment
-
-        class _Queue:
-            def send(self, user_id, fragment_id):
-                pass
-
-        messages = [Message(role=Role.USER, text=text)]
-        if assistant:
-            messages.append(Message(role=Role.ASSISTANT, text=assistant))
-        self.script.assertions = list(assertions)
-        fragment = submit_fragment(self.repo, _Queue(), self.clock, new_ulid, "u", session, messages)
-        self.last_fragment = fragment.id
-        self.clock.advance(days=1)
-        return self.path.process("u", fragment.id)
-
-    def facts(self, section: str | None = None):
-        return [f for f in self.repo.load_memory("u").facts if section is None or f.section.value == section]
-
-    def history(self, fact) -> list[str]:
-        return [e.type.value for e in self.repo.get_history("u", fact.id)]
-
-
-def _wp_seed_story() -> list[str]:
-    h = _Harness()
-    h.say(
-        "Врач назначил метформин 500 мг",
-        _assertion(
-            "medications",
-            "назначил метформин 500 мг",
-            name="метформин",
-            status="prescribed",
-            attributes={"dose_value": 500, "dose_unit": "mg"},
-        ),
-    )
-    h.say(
-        "Начал принимать метформин",
-        _assertion("medications", "Начал принимать метформин", name="метформин", status="active"),
-    )
-    h.say(
-        "Врач увеличил дозу метформина до 1000 мг",
-        _assertion(
-            "medications",
-            "метформина до 1000 мг",
-            name="метформин",
-            status="active",
-            attributes={"dose_value": 1000, "dose_unit": "mg"},
-        ),
-    )
-    h.say(
-        "Больше не принимаю метформин",
-        _assertion("medications", "не принимаю метформин", name="метформин", status="stopped"),
-    )
-    facts = h.facts("medications")
-    problems = []
-    if len(facts) != 1:
-        return [f"expected one medication fact, got {len(facts)}"]
-    events = h.history(facts[0])
-    if events != ["first_mention", "change", "change", "negation"]:
-        problems.append(f"history {events}")
-    if facts[0].status.value != "stopped" or facts[0].attributes.get("dose_value") != 1000:
-        problems.append(f"state {facts[0].status.value} {facts[0].attributes}")
+    clock, repo, script = FixedClock(EVAL_DAY), InMemoryRepository(), _Scripted()
+    path = WritePath(repository=repo, classifier=script, extractor=script, clock=clock, new_id=_new_id)
+    problems: list[str] = []
+    fragment_id = ""
+    for number, step in enumerate(case["steps"], 1):
+        before = repo.export("u")["history"]
+        if step.get("redeliver"):
+            outcome = path.process("u", fragment_id)
+        else:
+            messages = [Message(role=Role.USER, text=step["say"])]
+            if step.get("assistant"):
+                messages.append(Message(role=Role.ASSISTANT, text=step["assistant"]))
+            script.assertions = [Assertion(**a) for a in step.get("assertions", [])]
+            fragment_id = submit_fragment(repo, _Queue(), clock, new_ulid, "u", "s1", messages).id
+            clock.advance(days=1)
+            outcome = path.process("u", fragment_id)
+        memory = repo.load_memory("u")
+        state = {
+            "outcome": outcome.status.value,
+            "rejected": [r["reason"] for r in outcome.rejected],
+            "history_changed": repo.export("u")["history"] != before,
+            "facts": [
+                {
+                    "section": f.section.value,
+                    "key": f.key,
+                    "status": f.status.value,
+                    "stage": f.stage.value,
+                    "attributes": f.attributes,
+                    "history": [e.type.value for e in repo.get_history("u", f.id)],
+                }
+                for f in memory.facts
+            ],
+            "clarifications": [c.reason for c in memory.clarifications],
+            "sections": {s.value: st.status.value for s, st in memory.sections.items()},
+        }
+        problems += [f"step {number}: {p}" for p in mismatches(step.get("expect", {}), state)]
     return problems
 
 
-def _wp_redelivery() -> list[str]:
-    h = _Harness()
-    h.say(
-        "У меня аллергия на арахис",
-        _assertion("allergies", "аллергия на арахис", name="арахис", status="present"),
-    )
-    before = h.repo.export("u")["history"]
-    again = h.path.process("u", h.last_fragment)
-    after = h.repo.export("u")["history"]
-    return [] if again.status.value == "applied" and before == after else ["a redelivery changed the history"]
-
-
-def _wp_repeat_in_fragment() -> list[str]:
-    h = _Harness()
-    a = _assertion("allergies", "аллергия на арахис", name="арахис", status="present")
-    h.say(
-        "У меня аллергия на арахис, да, на арахис аллергия", a, a.model_copy(update={"evidence": "на арахис"})
-    )
-    facts = h.facts("allergies")
-    return (
-        []
-        if len(facts) == 1 and h.history(facts[0]) == ["first_mention"]
-        else ["a repeat made a second event"]
-    )
-
-
-def _wp_evidence() -> list[str]:
-    h = _Harness()
-    outcome = h.say(
-        "Пью эналаприл",
-        _assertion("medications", "Пью эналаприл", name="эналаприл", status="active"),
-        _assertion("chronic_conditions", "у меня гипертония", name="гипертония", status="present"),
-    )
-    reasons = [r["reason"] for r in outcome.rejected]
-    problems = []
-    if reasons != ["evidence_not_in_user_text"]:
-        problems.append(f"rejected {reasons}")
-    if [f.key for f in h.facts()] != ["enalapril"]:
-        problems.append(f"stored {[f.key for f in h.facts()]}")
-    return problems
-
-
-def _wp_assistant_only() -> list[str]:
-    h = _Harness()
-    h.say(
-        "Расскажи про давление",
-        _assertion("chronic_conditions", "У вас гипертония", name="гипертония", status="present"),
-        assistant="У вас гипертония, пейте таблетки.",
-    )
-    return [] if not h.facts() else ["a fact from the assistant's words was stored"]
-
-
-def _wp_absent_conflict() -> list[str]:
-    h = _Harness()
-    h.say(
-        "Аллергия на пенициллин",
-        _assertion("allergies", "Аллергия на пенициллин", name="пенициллин", status="present"),
-    )
-    h.say("Аллергий у меня нет", _assertion("allergies", "Аллергий у меня нет", kind="section_absent"))
-    memory = h.repo.load_memory("u")
-    problems = []
-    if not any(c.reason == "section_absent_conflicts_with_recorded_facts" for c in memory.clarifications):
-        problems.append("no clarification stored")
-    if [f.status.value for f in memory.facts] != ["present"]:
-        problems.append("the allergy did not survive")
-    if memory.section_status(memory.facts[0].section).value != "present":
-        problems.append("section status changed")
-    return problems
-
-
-def _wp_age_clarified_then_corrected() -> list[str]:
-    h = _Harness()
-    h.say(
-        "Мне 30 лет", _assertion("demographics", "Мне 30 лет", name="30 лет", attributes={"birth_year": 1996})
-    )
-    h.say("Мне 28", _assertion("demographics", "Мне 28", name="28", attributes={"birth_year": 1998}))
-    problems = []
-    memory = h.repo.load_memory("u")
-    if len(memory.clarifications) != 1 or memory.facts[0].attributes["birth_year"] != 1996:
-        problems.append("the implausible age was not held back")
-    h.say(
-        "Я ошибся, мне 28",
-        _assertion("demographics", "мне 28", name="28", attributes={"birth_year": 1998}, correction=True),
-    )
-    memory = h.repo.load_memory("u")
-    if memory.clarifications or memory.facts[0].attributes["birth_year"] != 1998:
-        problems.append("the correction did not apply or did not settle the clarification")
-    if h.history(memory.facts[0]) != ["first_mention", "correction"]:
-        problems.append(f"history {h.history(memory.facts[0])}")
-    return problems
-
-
-def write_path_cases() -> list[tuple[str, str, Callable[[], list[str]]]]:
-    return [
-        (
-            "wp_seed_medication_story",
-            "the seed's story: prescribed, started, dose up, stopped",
-            _wp_seed_story,
-        ),
-        ("wp_redelivery", "a redelivered fragment changes nothing", _wp_redelivery),
-        ("wp_repeat_in_fragment", "two mentions in one fragment are one event", _wp_repeat_in_fragment),
-        ("wp_evidence", "a quote not in the user's words is rejected, the rest applies", _wp_evidence),
-        ("wp_assistant_only", "what only the assistant said makes no fact", _wp_assistant_only),
-        (
-            "wp_absent_conflict",
-            "'no allergies' with one on record is stored as a clarification",
-            _wp_absent_conflict,
-        ),
-        (
-            "wp_age_clarified_then_corrected",
-            "age down: held; 'я ошибся': applied and settled",
-            _wp_age_clarified_then_corrected,
-        ),
-    ]
+def problems(case: dict[str, Any]) -> list[str]:
+    """What in the case's ``expect`` the product did not do (empty: the case holds)."""
+    try:
+        return _write_path_problems(case) if case["call"] == "write_path" else _decision_problems(case)
+    except Exception as err:  # a crash is a failed case, reported with its type
+        return [f"raised {type(err).__name__}: {err}"]
 
 
 def run(config=None, *, limit: int | None = None) -> dict[str, Any]:
-    results: list[dict[str, Any]] = []
-    for case in decide_cases():
-        try:
-            problems = _check(case.expect, _outcome(case.run()))
-        except Exception as err:  # a crash is a failed case, reported with its type
-            problems = [f"raised {type(err).__name__}: {err}"]
-        results.append({"id": case.id, "category": case.category, "what": case.what, "problems": problems})
-    for case_id, what, check in write_path_cases():
-        try:
-            problems = check()
-        except Exception as err:
-            problems = [f"raised {type(err).__name__}: {err}"]
-        results.append({"id": case_id, "category": "write path", "what": what, "problems": problems})
+    results = [
+        {"id": c["id"], "category": c["category"], "what": c["what"], "problems": problems(c)}
+        for c in load_cases()
+    ]
     by_category: dict[str, list[int]] = {}
     for r in results:
         row = by_category.setdefault(r["category"], [0, 0])

@@ -27,7 +27,7 @@ from .domain.models import (
 from .domain.sections import Section
 
 if TYPE_CHECKING:
-    from .chat.models import SessionBuffer
+    from .domain.sessions import SessionBuffer
 
 
 class Clock(Protocol):
@@ -74,14 +74,6 @@ class ChangeSet:
             or self.resolved_clarifications
             or self.copied_history
         )
-
-
-class ConflictError(Exception):
-    """A condition failed: someone else changed the item first; re-read and decide again."""
-
-
-class FragmentGone(Exception):
-    """The fragment no longer exists or left the expected state (erased, or another worker won)."""
 
 
 class MemoryRepository(Protocol):
@@ -216,9 +208,21 @@ class EpisodeHit:
     score: float
 
 
+@dataclass(frozen=True)
+class VectorCount:
+    """The user's documents as the store counts them, and whether that count can be trusted:
+    ``settled`` is False where writes become searchable only after a refresh interval and the
+    store offers no refresh (a serverless collection): what the last moments wrote or deleted
+    may be missing from it."""
+
+    count: int
+    settled: bool
+
+
 class VectorIndex(Protocol):
     def index(self, user_id: str, episode: Episode, vector: list[float]) -> str:
-        """Store one episode vector; returns the store's document id."""
+        """Store one episode vector; returns the reference the episode row keeps, the one
+        ``delete_documents`` takes (the store makes the document id itself)."""
         ...
 
     def search(
@@ -228,13 +232,21 @@ class VectorIndex(Protocol):
         query ``text`` (the local index fuses cosine with BM25 over the user's episodes)."""
         ...
 
-    def delete_user(self, user_id: str) -> int: ...
+    def delete_user(self, user_id: str) -> int:
+        """Delete every document of the user a search finds (which may miss a write not yet
+        searchable: erasure deletes the rows' references first); returns how many."""
+        ...
+
     def delete_documents(self, user_id: str, doc_ids: Sequence[str]) -> int:
-        """Delete these documents where they belong to the user (others' ids are ignored);
-        returns how many were deleted. Already-deleted ids are not an error."""
+        """Delete these documents (references from the user's own episode rows) where they
+        belong to the user: another user's, or a forged reference, is never deleted; one indexed
+        a moment ago is. Returns how many were deleted; already-deleted ones are not an error."""
         ...
 
     def count_user(self, user_id: str) -> int: ...
+    def settled_count(self, user_id: str) -> VectorCount:
+        """Count after making recent writes countable where the store can (a refresh)."""
+        ...
 
 
 class Embedder(Protocol):
@@ -256,10 +268,3 @@ class Extractor(Protocol):
     name: str
 
     def extract(self, messages: Sequence[Message], sections: Sequence[Section]) -> list[Assertion]: ...
-
-
-class ModelUnavailable(Exception):
-    """The model failed (timeout, 5xx, 429 after retries, unparseable output).
-
-    Never to be mistaken for "nothing to extract": the record is retried and ends in the DLQ.
-    """

@@ -72,6 +72,8 @@ class Settings(BaseSettings):
     chat_idle_minutes: float = Field(default=30.0, gt=0, alias="LTM_CHAT_IDLE_MINUTES")
     chat_history_turns: int = Field(default=12, ge=0, le=40, alias="LTM_CHAT_HISTORY_TURNS")
     chat_context_tokens: int = Field(default=600, ge=50, le=4000, alias="LTM_CHAT_CONTEXT_TOKENS")
+    # Chat turns a user may start per UTC minute (each is a paid model call); more answer 429. 0: off.
+    chat_rate_per_minute: int = Field(default=20, ge=0, le=10000, alias="LTM_CHAT_RATE_PER_MINUTE")
 
     @property
     def chat_attempt_timeout_s(self) -> float:

@@ -8,11 +8,15 @@ and the local embedder stand in, so the service runs with no key at all.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from .domain.clock import SystemClock
 from .domain.ids import new_ulid
 from .ports import Embedder, Extractor, SectionClassifier, VectorIndex
 from .settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from .storage.rate_limit import ChatRateLimiter
 
 
 @lru_cache(maxsize=1)
@@ -147,6 +151,7 @@ def reset() -> None:
         vector_index,
         episode_stats,
         write_path,
+        chat_rate_limiter,
     ):
         getattr(factory, "cache_clear", lambda: None)()  # tests may have replaced a factory
 
@@ -166,6 +171,20 @@ def chat_model():
     settings = get_settings()
     if not settings.model_configured:
         return None
-    from .chat.service import OpenAIChatModel
+    from .adapters.openai_chat import OpenAIChatModel
 
     return OpenAIChatModel(settings)
+
+
+@lru_cache(maxsize=1)
+def chat_rate_limiter() -> ChatRateLimiter:
+    """POST /v1/chat's per-user limit (LTM_CHAT_RATE_PER_MINUTE), counted in the repository's own
+    table through its client; with an in-process repository (tests), in this process."""
+    from .storage.dynamodb import DynamoRepository
+    from .storage.rate_limit import DynamoChatRateLimiter, InMemoryChatRateLimiter
+
+    limit = get_settings().chat_rate_per_minute
+    store = repository()
+    if isinstance(store, DynamoRepository):
+        return DynamoChatRateLimiter(store.client, store.table_name, limit)
+    return InMemoryChatRateLimiter(limit)

@@ -237,8 +237,8 @@ def doctor(settings=None, *, model: str | None = None) -> dict:
     structured output modes work (each asked for the classifier's tiny schema)."""
     from health_ltm.adapters import openai_llm
     from health_ltm.adapters.llm_schemas import SectionChoice
-    from health_ltm.adapters.secrets import ModelNotConfigured, get_openai_api_key
-    from health_ltm.ports import ModelUnavailable
+    from health_ltm.adapters.secrets import get_openai_api_key
+    from health_ltm.errors import ModelNotConfigured, ModelUnavailable
     from health_ltm.settings import Settings
 
     settings = settings or Settings()

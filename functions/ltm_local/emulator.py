@@ -186,6 +186,18 @@ class _TableCopyShim:
         return self._real.deepcopy(value, memo)
 
 
+def install_moto_patches() -> None:
+    """The two changes to moto's DynamoDB that keep its cost per request flat as the table grows.
+
+    The one place moto is patched: the local stack's emulator installs them, and so does the
+    benchmark's emulator process (``bench.harness``). Idempotent: each moto method is wrapped at
+    most once, however often this runs. Both rely on DynamoDB requests running one at a time
+    (``_DirtyTracker``'s lock).
+    """
+    _install_cheap_transactions()
+    _install_partition_queries()
+
+
 def _install_cheap_transactions() -> None:
     """moto backs up every table a TransactWriteItems touches with a deep copy of the WHOLE table
     (once per item of the transaction) to roll back on failure: time per write grows with the
@@ -262,7 +274,7 @@ def _install_partition_queries() -> None:
         try:
             return original(self, hash_key, *args, **kwargs)
         finally:
-            self.__dict__.pop("all_items", None)  # the other patch may have removed it already
+            self.__dict__.pop("all_items", None)
 
     query._ltm_partition = True  # type: ignore[attr-defined]
     Table.query = query  # type: ignore[method-assign]
@@ -274,8 +286,7 @@ class _DirtyTracker:
     (fsync) before the response is sent: what the emulator answered survives a kill -9."""
 
     def __init__(self, app) -> None:
-        _install_cheap_transactions()
-        _install_partition_queries()
+        install_moto_patches()
         self._app = app
         self._dirty = threading.Event()
         self._dirty.set()  # first snapshot always runs

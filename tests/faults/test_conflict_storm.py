@@ -20,11 +20,12 @@ import pytest
 from health_ltm.domain.clock import SystemClock
 from health_ltm.domain.ids import new_ulid
 from health_ltm.domain.models import Message, Role
-from health_ltm.ports import ConflictError
+from health_ltm.errors import ConflictError, StaleVersion
 from health_ltm.read import profile
 from health_ltm.write.intake import submit_fragment
 from health_ltm.write.pipeline import WritePath
 from health_ltm.write.rules import RuleExtractor, RuleSectionClassifier
+from tests.fakes.queues import ListQueue
 
 pytestmark = [pytest.mark.xdist_group("ltm_live_conflicts"), pytest.mark.slow]
 
@@ -34,14 +35,6 @@ WORKERS = 2
 MENTIONS_EACH = 3
 MAX_ATTEMPTS = 400  # per edit: bounded, far above what a storm of 8 writers needs
 USER = "storm-user"
-
-
-class _Queue:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, str]] = []
-
-    def send(self, user_id: str, fragment_id: str) -> None:
-        self.sent.append((user_id, fragment_id))
 
 
 @pytest.fixture(params=["memory", "dynamodb"])
@@ -77,7 +70,7 @@ def _path(repository) -> WritePath:
 
 def _say(repository, text: str) -> str:
     fragment = submit_fragment(
-        repository, _Queue(), SystemClock(), new_ulid, USER, "storm", [Message(role=Role.USER, text=text)]
+        repository, ListQueue(), SystemClock(), new_ulid, USER, "storm", [Message(role=Role.USER, text=text)]
     )
     return fragment.id
 
@@ -109,7 +102,7 @@ def test_concurrent_writers_on_one_fact_lose_no_update(repository):
                         current.version,
                         {"attributes": {"reaction": reaction}},
                     )
-                except profile.StaleVersion:
+                except StaleVersion:
                     conflicts["edit"] += 1
                     continue
                 acknowledged[t].append((reaction, edited.version))

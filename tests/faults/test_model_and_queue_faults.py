@@ -17,6 +17,7 @@ import pytest
 from bench.load import fragment_status, live_stack, wait_for
 
 from tests.fakes.fake_openai import FakeOpenAI, Reply
+from tests.fakes.sqs import received
 
 from .conftest import assert_whole, export, summary
 
@@ -193,25 +194,6 @@ def test_poison_messages_go_to_the_dlq_without_holding_up_other_users(live):
     sqs.purge_queue(QueueUrl=queue.dlq_url)
 
 
-def _record(message_id: str, group: str, body: str) -> dict:
-    """A message as ReceiveMessage (AttributeNames=All) returns it from a FIFO queue."""
-    return {
-        "MessageId": message_id,
-        "ReceiptHandle": f"rh-{message_id}",
-        "Body": body,
-        "Attributes": {
-            "ApproximateReceiveCount": "1",
-            "ApproximateFirstReceiveTimestamp": "1767000000000",
-            "SentTimestamp": "1767000000000",
-            "SenderId": "AIDAEXAMPLE",
-            "MessageGroupId": group,
-            "MessageDeduplicationId": message_id,
-            "SequenceNumber": "18849496460467696128",
-        },
-        "MD5OfBody": "",
-    }
-
-
 @pytest.mark.parametrize("model_down", [False, True], ids=["poison-first", "poison-after-a-failure"])
 def test_one_batch_with_poison_fails_only_the_poison_and_what_follows_it_in_its_group(
     live, model, model_down
@@ -235,16 +217,16 @@ def test_one_batch_with_poison_fails_only_the_poison_and_what_follows_it_in_its_
     group_b, group_c = f"batch-bob-{model_down}", f"batch-carol-{model_down}"
     if model_down:  # bob's record fails on the model, then a poison message in the same group
         batch = [
-            _record("m1", group_b, bob_ok),
-            _record("m2", group_b, "not json at all"),
-            _record("m3", group_c, carol_ok),
+            received(bob_ok, "m1", group=group_b),
+            received("not json at all", "m2", group=group_b),
+            received(carol_ok, "m3", group=group_c),
         ]
     else:
         switch.fault = None
         batch = [
-            _record("m1", group_b, "not json at all"),
-            _record("m2", group_b, bob_ok),
-            _record("m3", group_c, carol_ok),
+            received("not json at all", "m1", group=group_b),
+            received(bob_ok, "m2", group=group_b),
+            received(carol_ok, "m3", group=group_c),
         ]
     result = live.stack.invoker.invoke("extract", sqs_event(batch, live.queue().arn))
     assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m1", "m2"]

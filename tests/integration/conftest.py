@@ -124,22 +124,10 @@ def call(event: dict) -> tuple[int, dict | str | None]:
 
 def sqs_event_from(cloud: Cloud, queue_url: str, arn_name: str) -> dict:
     """Turn the messages really waiting in the queue into the batch Lambda would receive."""
-    records = []
-    for message in cloud.receive(queue_url):
-        records.append(
-            {
-                "messageId": message["MessageId"],
-                "receiptHandle": message["ReceiptHandle"],
-                "body": message["Body"],
-                "attributes": message["Attributes"],
-                "messageAttributes": {},
-                "md5OfBody": message["MD5OfBody"],
-                "eventSource": "aws:sqs",
-                "eventSourceARN": f"arn:aws:sqs:eu-central-1:123456789012:{arn_name}",
-                "awsRegion": "eu-central-1",
-            }
-        )
-    return {"Records": records}
+    from ltm_local.events import sqs_event
+    from tests.fakes.sqs import queue_arn
+
+    return sqs_event(cloud.receive(queue_url), queue_arn(arn_name))
 
 
 def drain_extraction(cloud: Cloud) -> dict:

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 
 from health_ltm.domain.clock import FixedClock
 from health_ltm.maintenance.policies import load_policies
+from ltm_local.events import sqs_event
+from tests.fakes.sqs import queue_arn, received
 
 from .conftest import api_event, call, context, drain_extraction
 
@@ -16,13 +18,7 @@ SAID = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 def maintenance_event(user: str, dry_run: bool = False) -> dict:
     body = {"user_id": user, "day": "2026-01-01", "dry_run": dry_run}
-    return {"Records": [{
-        "messageId": "m-1", "receiptHandle": "r-1", "body": json.dumps(body),
-        "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1", "SenderId": "x",
-                       "ApproximateFirstReceiveTimestamp": "1"},
-        "messageAttributes": {}, "md5OfBody": "x", "eventSource": "aws:sqs",
-        "eventSourceARN": "arn:aws:sqs:eu-central-1:123456789012:it-maintenance", "awsRegion": "eu-central-1",
-    }]}
+    return sqs_event([received(json.dumps(body))], queue_arn("it-maintenance"))
 
 
 def test_a_recalled_episode_is_counted_in_a_batch_and_archived_when_unused(cloud, monkeypatch):

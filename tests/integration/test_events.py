@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ltm_local.events import sqs_event
+from tests.fakes.sqs import queue_arn
+
 from .conftest import EVENTS, call, context, drain_extraction, load_event
 
 ALL_EVENTS = sorted(p.name for p in EVENTS.glob("*.json"))
@@ -81,24 +84,10 @@ def test_eventbridge_schedule_event_fans_out_to_the_maintenance_queue(cloud):
     # the listing tasks, run as the queue's worker would, queue this user's job
     tasks = cloud.receive(cloud.maintenance_queue)
     assert {json.loads(m["Body"])["task"] for m in tasks} == {"fanout"}
-    batch = {"Records": [_record(m) for m in tasks]}
+    batch = sqs_event(tasks, queue_arn("it-maintenance"))
     assert handler(batch, context("maintain")) == {"batchItemFailures": []}
     jobs = [json.loads(m["Body"]) for m in cloud.receive(cloud.maintenance_queue)]
     assert [u for j in jobs for u in j["user_ids"]] == [SUB]
-
-
-def _record(message: dict) -> dict:
-    return {
-        "messageId": message["MessageId"],
-        "receiptHandle": message["ReceiptHandle"],
-        "body": message["Body"],
-        "attributes": message["Attributes"],
-        "messageAttributes": {},
-        "md5OfBody": message["MD5OfBody"],
-        "eventSource": "aws:sqs",
-        "eventSourceARN": "arn:aws:sqs:eu-central-1:123456789012:it-maintenance",
-        "awsRegion": "eu-central-1",
-    }
 
 
 def _as_sample_user(path: str) -> dict:

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from health_ltm.adapters.local_embedder import HashingEmbedder
 from health_ltm.adapters.local_vector_index import LocalVectorIndex
 from health_ltm.domain.clock import FixedClock
+from health_ltm.domain.hashing_embedder import HashingEmbedder
 from health_ltm.domain.ids import new_ulid
 from health_ltm.domain.models import FragmentStatus, Message, Role
 from health_ltm.settings import Settings
@@ -18,6 +18,7 @@ from health_ltm.write.intake import submit_fragment
 from health_ltm.write.pipeline import WritePath
 from health_ltm.write.rules import RuleExtractor, RuleSectionClassifier
 from tests.fakes.fake_openai import FakeOpenAI
+from tests.fakes.queues import ListQueue
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
@@ -124,13 +125,8 @@ class Harness:
     def say(self, said: str | list[str], session: str) -> FragmentStatus:
         texts = [said] if isinstance(said, str) else said
         messages = [Message(role=Role.USER, text=t) for t in texts]
-        fragment = submit_fragment(self.repo, _NoQueue(), self.clock, new_ulid, "u", session, messages)
+        fragment = submit_fragment(self.repo, ListQueue(), self.clock, new_ulid, "u", session, messages)
         return self.path.process("u", fragment.id).status
-
-
-class _NoQueue:
-    def send(self, user_id, fragment_id):
-        pass
 
 
 @pytest.fixture(scope="module")

@@ -9,19 +9,18 @@ from datetime import timedelta
 
 import pytest
 
-from health_ltm.adapters.openai_llm import ModelTimeout
 from health_ltm.chat import prompts
-from health_ltm.chat.service import ChatAnswer, NoChatModel, chat_turn
+from health_ltm.chat.service import ChatAnswer, chat_turn
 from health_ltm.domain.ids import new_ulid
 from health_ltm.domain.models import Fact, FragmentStatus, Provenance, Role
 from health_ltm.domain.sections import FactStatus, Section, Stage
+from health_ltm.errors import ModelTimeout, NoChatModel
 from health_ltm.read.classify import QueryClassifier
 from health_ltm.settings import Settings
 from health_ltm.storage.memory import InMemoryRepository
 from health_ltm.write.pipeline import WritePath
 from health_ltm.write.rules import RuleExtractor, RuleSectionClassifier
-
-from .test_chat_sessions import RecordingQueue
+from tests.fakes.queues import ListQueue
 
 
 class FakeModel:
@@ -56,7 +55,7 @@ class FakeModel:
 @pytest.fixture
 def env(clock):
     repo = InMemoryRepository()
-    queue = RecordingQueue()
+    queue = ListQueue()
     settings = Settings(LTM_CHAT_FLUSH_TURNS=3, LTM_CHAT_IDLE_MINUTES=30)
     return repo, queue, settings
 
@@ -78,7 +77,7 @@ def turn(env, clock, message: str, model, session: str = "s1", **kw) -> ChatAnsw
     )
 
 
-def extract_all(repo: InMemoryRepository, queue: RecordingQueue, clock) -> None:
+def extract_all(repo: InMemoryRepository, queue: ListQueue, clock) -> None:
     path = WritePath(repo, RuleSectionClassifier(), RuleExtractor(clock=clock), clock, new_ulid)
     for user_id, fragment_id in queue.sent:
         path.process(user_id, fragment_id)
@@ -214,7 +213,7 @@ def test_a_model_timeout_keeps_the_turn(env, clock):
 
 
 def test_an_empty_answer_is_a_model_failure(env, clock):
-    from health_ltm.ports import ModelUnavailable
+    from health_ltm.errors import ModelUnavailable
 
     class Silent(FakeModel):
         def complete(self, messages):

@@ -9,25 +9,28 @@ from datetime import timedelta
 
 import pytest
 
-from health_ltm.chat.models import Turn
 from health_ltm.chat.sessions import BufferPolicy, SessionBuffers, fragment_id_for
 from health_ltm.domain.ids import new_ulid
 from health_ltm.domain.models import FragmentStatus, Role
+from health_ltm.domain.sessions import Turn
 from health_ltm.handlers.api_models import ID_PATTERN
 from health_ltm.maintenance.sessions import sweep_idle_sessions
 from health_ltm.storage.memory import InMemoryRepository
+from tests.fakes.queues import ListQueue
 
 
-class RecordingQueue:
+class FailingQueue(ListQueue):
+    """Fails its next ``fail_next`` sends, as SQS being down would."""
+
     def __init__(self) -> None:
-        self.sent: list[tuple[str, str]] = []
+        super().__init__()
         self.fail_next = 0
 
     def send(self, user_id: str, fragment_id: str) -> None:
         if self.fail_next:
             self.fail_next -= 1
             raise ConnectionError("queue down")
-        self.sent.append((user_id, fragment_id))
+        super().send(user_id, fragment_id)
 
 
 @pytest.fixture
@@ -36,8 +39,8 @@ def repo() -> InMemoryRepository:
 
 
 @pytest.fixture
-def queue() -> RecordingQueue:
-    return RecordingQueue()
+def queue() -> FailingQueue:
+    return FailingQueue()
 
 
 def make_buffers(repo, queue, clock, **policy) -> SessionBuffers:

@@ -23,7 +23,7 @@ from tests.conftest import T0
 
 @pytest.fixture(scope="module", autouse=True)
 def exact_tokenizer():
-    tokens.warm_up_in_background().join()
+    tokens.count_tokens("warm up")
 
 
 def put(repo: InMemoryRepository, section: Section, key: str, name: str, status=FactStatus.PRESENT, **attrs):

@@ -20,14 +20,10 @@ from health_ltm.write.pipeline import WritePath
 from health_ltm.write.rules import RuleExtractor, RuleSectionClassifier
 from tests.conftest import T0
 from tests.fakes.fake_openai import FakeOpenAI, Reply
+from tests.fakes.queues import ListQueue
 from tests.unit.test_openai_llm import make_settings
 
 A, U = Role.ASSISTANT, Role.USER
-
-
-class _Queue:
-    def send(self, user_id: str, fragment_id: str) -> None:
-        pass
 
 
 class Dialogue:
@@ -46,7 +42,7 @@ class Dialogue:
 
     def say(self, *turns: tuple[Role, str], session: str = "s1"):
         messages = [Message(role=role, text=text) for role, text in turns]
-        fragment = submit_fragment(self.repo, _Queue(), self.clock, new_ulid, "u", session, messages)
+        fragment = submit_fragment(self.repo, ListQueue(), self.clock, new_ulid, "u", session, messages)
         return self.path.process("u", fragment.id)
 
     @property

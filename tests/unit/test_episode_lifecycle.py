@@ -11,10 +11,11 @@ from health_ltm.domain.clock import FixedClock
 from health_ltm.domain.ids import new_ulid
 from health_ltm.domain.models import Episode
 from health_ltm.domain.sections import Section
+from health_ltm.errors import ConflictError
 from health_ltm.maintenance.engine import run_user
 from health_ltm.maintenance.episodes import ARCHIVED, RESUMED
 from health_ltm.maintenance.policies import load_policies
-from health_ltm.ports import ConflictError, EpisodeHit
+from health_ltm.ports import EpisodeHit
 from health_ltm.read.classify import QueryClassification
 from health_ltm.read.context import build_context
 from health_ltm.read.episode_stats import EpisodeStats

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from health_ltm.adapters.local_embedder import HashingEmbedder, lexical_terms
 from health_ltm.adapters.local_vector_index import LocalVectorIndex
+from health_ltm.domain.hashing_embedder import HashingEmbedder, lexical_terms
 from health_ltm.domain.models import Episode
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

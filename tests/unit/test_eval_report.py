@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 from bench.eval import report
 from bench.eval.__main__ import main
+
+from tests.unit.test_bench_report import numbers_in_text, perturbed, untraced_numbers
+
+REPO = Path(__file__).resolve().parents[2]
+EVAL_DOCS = REPO / "docs" / "eval"
 
 
 def document(model) -> dict:
@@ -42,9 +49,7 @@ def document(model) -> dict:
                 "model": report.NOT_CONFIGURED,
             },
         },
-        "level_docs": {"questions": "Level 1."},
         "total_s": 12.0,
-        "notes": ["a note"],
     }
 
 
@@ -55,13 +60,24 @@ def test_markdown_has_a_headline_a_column_per_configuration_and_says_when_the_mo
     assert "model: not configured" in text
     assert "| Question → sections | recall (micro), class-map labels | 0.970 | n/c |  |" in text
     assert "_Skipped: locomo/locomo10.json not found_" in text
-    assert "`0123456789ab`" in text and "- a note" in text
+    assert "`0123456789ab`" in text and "- No model key was used" in text
 
 
 def test_a_model_independent_level_says_same():
     model = dict(document(None)["configurations"]["offline"], section_classifier="openai:gpt")
     text = report.markdown(document(model))
     assert "| Question → sections | recall (micro), class-map labels | 0.970 | same |  |" in text
+    assert "No model key was used" not in text and "ran against" not in text
+    assert "- The model column ran against http://127.0.0.1:9" in report.markdown(
+        dict(document(model), model_endpoint="http://127.0.0.1:9")
+    )
+
+
+def test_an_older_run_has_no_row_for_a_metric_it_did_not_report_and_no_section_for_a_missing_level():
+    text = report.markdown(document(None))
+    assert "| by what the answer needs" not in text and "| exact-set accuracy" not in text
+    assert "## Transitions" not in text and "| Transitions |" not in text
+    assert "| Question → sections | recall (micro), class-map labels |" in text
 
 
 def test_write_makes_dated_json_and_markdown_and_a_stable_latest(tmp_path):
@@ -89,3 +105,35 @@ def test_unknown_levels_are_refused(capsys):
     except SystemExit as exit_:
         assert exit_.code == 2
     assert "unknown levels" in capsys.readouterr().err
+
+
+def test_every_number_in_a_table_of_the_report_comes_from_the_report_json():
+    document_ = json.loads((EVAL_DOCS / "report-2026-12-01.json").read_text(encoding="utf-8"))
+    template = (REPO / "bench" / "templates" / "eval.md").read_text(encoding="utf-8")
+    targets = {t for _, metrics in report.HEADLINES.values() for *_, target in metrics for t in [target]}
+    allowed = numbers_in_text(document_) | numbers_in_text(sorted(targets))
+    page, page_changed = report.markdown(document_), report.markdown(perturbed(document_))
+    assert untraced_numbers(page, page_changed, template, allowed) == []
+
+
+def test_render_only_writes_every_report_again_from_its_json(tmp_path, capsys):
+    for path in EVAL_DOCS.glob("report-*.json"):
+        shutil.copy(path, tmp_path / path.name)
+    assert main(["--render-only", "--out", str(tmp_path)]) == 0
+    newest = sorted(tmp_path.glob("report-*.json"))[-1]
+    for path in tmp_path.glob("report-*.json"):
+        assert path.with_suffix(".md").read_text(encoding="utf-8") == report.markdown(
+            json.loads(path.read_text(encoding="utf-8"))
+        )
+    latest = (tmp_path / "latest.md").read_text(encoding="utf-8")
+    assert latest.startswith(f"# Health LTM evaluation — latest ({newest.stem[7:]}, {newest.name})")
+
+
+def test_the_committed_reports_are_what_their_json_renders_to():
+    reports = sorted(EVAL_DOCS.glob("report-*.json"))
+    for path in reports:
+        document_ = json.loads(path.read_text(encoding="utf-8"))
+        stale = f"{path.with_suffix('.md').name} is stale: `python -m bench.eval --render-only`"
+        assert path.with_suffix(".md").read_text(encoding="utf-8") == report.markdown(document_), stale
+    latest = json.loads(reports[-1].read_text(encoding="utf-8"))
+    assert (EVAL_DOCS / "latest.md").read_text(encoding="utf-8") == report.markdown(latest, latest=True)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from health_ltm.adapters.local_embedder import HashingEmbedder, cosine, sparse_dot
+from health_ltm.domain.hashing_embedder import HashingEmbedder, cosine, sparse_dot
 from health_ltm.ports import Embedder
 
 
@@ -49,7 +49,7 @@ def test_text_without_words_gives_the_zero_vector(embedder):
 def test_vectors_are_identical_across_processes_with_different_hash_seeds(embedder):
     """crc32, not Python's salted hash(): stored vectors must match future queries."""
     code = (
-        "import json; from health_ltm.adapters.local_embedder import HashingEmbedder;"
+        "import json; from health_ltm.domain.hashing_embedder import HashingEmbedder;"
         "print(json.dumps(HashingEmbedder().embed(['Головная боль, headache, 头疼'])[0]))"
     )
     outputs = []

@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from health_ltm import wiring
+from health_ltm import errors, wiring
 from health_ltm.adapters import openai_llm
 from health_ltm.adapters.openai_llm import (
-    ModelAuthRejected,
     ModelModeUnsupported,
-    ModelOutputInvalid,
     OpenAIEmbedder,
     OpenAIExtractor,
     OpenAISectionClassifier,
@@ -23,9 +21,10 @@ from health_ltm.adapters.openai_llm import (
     detected_mode,
     openai_client,
 )
-from health_ltm.adapters.secrets import ModelNotConfigured, get_openai_api_key
+from health_ltm.adapters.secrets import get_openai_api_key
 from health_ltm.domain.models import Message, Role
 from health_ltm.domain.sections import Section
+from health_ltm.errors import ModelAuthRejected, ModelNotConfigured, ModelOutputInvalid
 from health_ltm.observability import metrics
 from health_ltm.settings import Settings
 from tests.fakes.fake_openai import FakeOpenAI, Reply
@@ -154,7 +153,7 @@ def test_a_plain_500_is_still_a_server_error_not_a_mode_problem():
     with FakeOpenAI() as fake:
         fake.script(Reply.server_error(500), Reply.server_error(500))
         settings = make_settings(fake, LTM_STRUCTURED_OUTPUT="auto", LTM_LLM_MAX_RETRIES=0)
-        with pytest.raises(openai_llm.ModelServerError):
+        with pytest.raises(errors.ModelServerError):
             OpenAISectionClassifier(settings).classify(DIALOGUE)
 
 
@@ -265,7 +264,7 @@ def test_chat_uses_its_own_tighter_budget_not_the_write_paths():
             fake, LTM_LLM_TIMEOUT_S=20, LTM_LLM_MAX_RETRIES=2, LTM_CHAT_TIMEOUT_S=0.3, LTM_CHAT_MAX_RETRIES=0
         )
         started = time.monotonic()
-        with pytest.raises(openai_llm.ModelTimeout):
+        with pytest.raises(errors.ModelTimeout):
             chat_completion([{"role": "user", "content": "hi"}], settings=settings)
         assert time.monotonic() - started < 1.2
         assert openai_client(settings, chat=True).timeout == 0.3

@@ -13,25 +13,23 @@ import pytest
 from health_ltm.adapters import prompts
 from health_ltm.adapters.llm_schemas import SectionChoice, extraction_model
 from health_ltm.adapters.openai_llm import (
-    ModelOutputInvalid,
-    ModelRateLimited,
-    ModelServerError,
-    ModelTimeout,
     OpenAIEmbedder,
     OpenAIExtractor,
     OpenAISectionClassifier,
     chat_completion,
 )
-from health_ltm.adapters.secrets import (
-    PLACEHOLDER_KEY,
-    ModelNotConfigured,
-    get_openai_api_key,
-    parse_secret,
-)
+from health_ltm.adapters.secrets import PLACEHOLDER_KEY, get_openai_api_key, parse_secret
 from health_ltm.domain.models import Assertion, AssertionKind, Message, Role
 from health_ltm.domain.sections import FactStatus, Section
+from health_ltm.errors import (
+    ModelNotConfigured,
+    ModelOutputInvalid,
+    ModelRateLimited,
+    ModelServerError,
+    ModelTimeout,
+    ModelUnavailable,
+)
 from health_ltm.observability import metrics
-from health_ltm.ports import ModelUnavailable
 from health_ltm.settings import Settings
 from tests.fakes.fake_openai import FakeOpenAI, Reply, deterministic_vector, parse_dialogue
 

@@ -218,18 +218,29 @@ def test_ensure_index_tolerates_a_concurrent_creator(store, collection):
         return original(method, url, params, body)
 
     collection.handle = racing
-    store.ensure_index()  # no error
+    store.ensure_index()  # the PUT's "already exists" is not an error
+
+    assert [(method, url) for method, url, _, _ in collection.requests] == [
+        ("HEAD", "/episodes"),
+        ("PUT", "/episodes"),
+    ]
+    assert collection.indices["episodes"] == {}  # the other creator's index is left as it was
+    store.ensure_index()
+    assert len(collection.requests) == 2  # and the index counts as ready: no more round trips
 
 
 # ------------------------------------------------------------------------------ index
-def test_index_sends_no_document_id_and_returns_the_generated_one(store, collection):
-    doc_id = store.index("u1", episode(1), [3.0, 0.0, 4.0, 0.0])
+def test_index_sends_no_document_id_and_returns_the_generated_one_sealed(store, collection):
+    ref = store.index("u1", episode(1), [3.0, 0.0, 4.0, 0.0])
 
     [(_, _, params, body)] = calls(collection, "/_bulk")
     action, source = [json.loads(line) for line in body.strip().split("\n")]
     assert action == {"index": {"_index": "episodes"}}  # no "_id": the collection makes it
     assert "refresh" not in params
-    assert doc_id.startswith("1%3A0%3A") and doc_id in collection.docs
+    doc_id = osi.owned_doc_id("u1", ref)
+    assert doc_id is not None and doc_id.startswith("1%3A0%3A") and doc_id in collection.docs
+    assert ref == osi.document_ref("u1", doc_id) and "u1" not in ref.removeprefix(doc_id)
+    assert osi.owned_doc_id("u2", ref) is None  # the seal is the user's
     assert source["user_id"] == "u1" and source["episode_id"] == "ep1"
     assert source["sections"] == ["symptoms"] and source["at"] == episode(1).at.isoformat()
     assert source["embedding"] == pytest.approx([0.6, 0.0, 0.8, 0.0])  # stored unit-length
@@ -369,13 +380,28 @@ def test_the_real_client_is_signed_for_aoss_over_tls(monkeypatch):
 
 
 # ------------------------------------------------------------------------------ archival deletes
-def test_delete_documents_verifies_ownership_then_bulk_deletes_by_id(store, collection):
+def test_delete_documents_deletes_sealed_references_by_id_without_a_search(store, collection):
     mine = store.index("u1", episode(1), [1.0, 0.0, 0.0, 0.0])
     kept = store.index("u1", episode(2), [0.0, 1.0, 0.0, 0.0])
-    theirs = store.index("u2", episode(3), [1.0, 0.0, 0.0, 0.0])
     collection.requests.clear()
 
-    assert store.delete_documents("u1", [mine, theirs, mine]) == 1
+    assert store.delete_documents("u1", [mine, mine]) == 1
+
+    assert not calls(collection, "/_search")  # the seal proves ownership
+    [(_, _, params, body)] = calls(collection, "/_bulk")
+    assert [json.loads(line) for line in body.strip().split("\n")] == [
+        {"delete": {"_index": "episodes", "_id": osi.owned_doc_id("u1", mine)}}
+    ]
+    assert "refresh" not in params and not calls(collection, "/_delete_by_query")
+    assert osi.owned_doc_id("u1", kept) in collection.docs
+
+
+def test_delete_documents_confirms_an_unsealed_id_with_a_user_query(store, collection):
+    mine = osi.owned_doc_id("u1", store.index("u1", episode(1), [1.0, 0.0, 0.0, 0.0]))
+    theirs = osi.owned_doc_id("u2", store.index("u2", episode(3), [1.0, 0.0, 0.0, 0.0]))
+    collection.requests.clear()
+
+    assert store.delete_documents("u1", [mine, theirs, mine]) == 1  # bare ids: rows before seals
 
     [(_, url, _, query)] = calls(collection, "/_search")
     assert url == "/episodes/_search"
@@ -384,16 +410,15 @@ def test_delete_documents_verifies_ownership_then_bulk_deletes_by_id(store, coll
         "_source": {"includes": ["user_id"]},
         "query": {"bool": {"filter": [{"term": {"user_id": "u1"}}, {"ids": {"values": [mine, theirs]}}]}},
     }
-    [(_, _, params, body)] = calls(collection, "/_bulk")
+    [(_, _, _, body)] = calls(collection, "/_bulk")
     assert [json.loads(line) for line in body.strip().split("\n")] == [
         {"delete": {"_index": "episodes", "_id": mine}}
     ]
-    assert "refresh" not in params and not calls(collection, "/_delete_by_query")
-    assert theirs in collection.docs and kept in collection.docs  # another user's id is never deleted
+    assert theirs in collection.docs  # another user's id is never deleted
 
 
 def test_delete_documents_drops_an_id_the_store_says_is_someone_elses(store, collection):
-    theirs = store.index("u2", episode(3), [1.0, 0.0, 0.0, 0.0])
+    theirs = osi.owned_doc_id("u2", store.index("u2", episode(3), [1.0, 0.0, 0.0, 0.0]))
     collection.override["/_search"] = {"hits": {"hits": [  # a store that ignored the user filter
         {"_index": "episodes", "_id": theirs, "_score": 0.0, "_source": {"user_id": "u2"}},
     ]}}

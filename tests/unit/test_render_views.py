@@ -8,7 +8,6 @@ from datetime import timedelta
 
 import pytest
 
-from health_ltm.chat.models import OutboxEntry, SessionBuffer, Turn
 from health_ltm.chat.sessions import buffer_mentions, fragment_id_for, publish_mentions
 from health_ltm.domain.models import (
     Clarification,
@@ -20,6 +19,7 @@ from health_ltm.domain.models import (
     UserMemory,
 )
 from health_ltm.domain.sections import FactStatus, Section, SectionStatus, Stage
+from health_ltm.domain.sessions import OutboxEntry, SessionBuffer, Turn
 from health_ltm.ports import EpisodeHit
 from health_ltm.read import tokens
 from health_ltm.read.classify import QueryClassification
@@ -103,7 +103,7 @@ def context(memory: UserMemory, *sections: Section, query="Можно ли мн�
 
 @pytest.fixture(scope="module", autouse=True)
 def exact_tokenizer():
-    tokens.warm_up_in_background().join()
+    tokens.count_tokens("warm up")
 
 
 # ------------------------------------------------------------------ fact lines in plain words

@@ -17,7 +17,8 @@ from health_ltm.domain.models import (
 )
 from health_ltm.domain.sections import FactStatus, Section
 from health_ltm.domain.transitions import DecisionContext, decide
-from health_ltm.ports import ChangeSet, ConflictError, FactWrite, FragmentGone
+from health_ltm.errors import ConflictError, FragmentGone
+from health_ltm.ports import ChangeSet, FactWrite
 from tests.conftest import T0
 
 
@@ -177,7 +178,7 @@ def session_buffer(
 ):
     from datetime import timedelta
 
-    from health_ltm.chat.models import SessionBuffer, Turn
+    from health_ltm.domain.sessions import SessionBuffer, Turn
 
     turns = [Turn(role=Role.USER, text="У меня аллергия на арахис", at=T0)] if pending else []
     return SessionBuffer(

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from health_ltm.adapters.local_embedder import HashingEmbedder
 from health_ltm.adapters.local_vector_index import LocalVectorIndex
 from health_ltm.domain.clock import FixedClock
+from health_ltm.domain.hashing_embedder import HashingEmbedder
 from health_ltm.domain.ids import new_ulid
 from health_ltm.domain.models import Assertion, EventType, Message, Role
 from health_ltm.domain.sections import FactStatus, Section, Stage
@@ -26,6 +26,7 @@ from health_ltm.write.normalize import normalize_name
 from health_ltm.write.pipeline import WritePath
 from health_ltm.write.rules import RuleExtractor, RuleSectionClassifier
 from tests.conftest import T0
+from tests.fakes.queues import ListQueue
 
 S, F = Section, FactStatus
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -41,14 +42,6 @@ def key_of(a: Assertion) -> str:
 
 def of(assertions: list[Assertion], section: Section) -> list[Assertion]:
     return [a for a in assertions if a.section is section]
-
-
-class ListQueue:
-    def __init__(self):
-        self.sent: list[tuple[str, str]] = []
-
-    def send(self, user_id, fragment_id):
-        self.sent.append((user_id, fragment_id))
 
 
 class Memory:

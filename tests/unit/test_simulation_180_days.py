@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from health_ltm.adapters.local_embedder import HashingEmbedder
 from health_ltm.adapters.local_vector_index import LocalVectorIndex
 from health_ltm.domain.clock import FixedClock
+from health_ltm.domain.hashing_embedder import HashingEmbedder
 from health_ltm.domain.ids import new_ulid
 from health_ltm.domain.models import Message, Role
 from health_ltm.maintenance.engine import run_user
@@ -17,6 +17,7 @@ from health_ltm.write.intake import submit_fragment
 from health_ltm.write.pipeline import WritePath
 from health_ltm.write.rules import RuleExtractor, RuleSectionClassifier
 from tests.conftest import T0
+from tests.fakes.queues import ListQueue
 
 LIFE = {
     0: "Мне 34 года. У меня гипертония. Пью Энап 5 мг по утрам от давления. У меня аллергия на пенициллин.",
@@ -73,7 +74,7 @@ def live_180_days():
         if day in LIFE:
             fragment = submit_fragment(
                 repo,
-                _Queue(),
+                ListQueue(),
                 clock,
                 new_ulid,
                 "u",
@@ -86,11 +87,6 @@ def live_180_days():
         clock.advance(days=1)
     clock.set(T0 + timedelta(days=180))
     return repo, clock, policies_applied
-
-
-class _Queue:
-    def send(self, user_id, fragment_id):
-        pass
 
 
 def test_180_days_end_in_the_expected_states_and_histories():

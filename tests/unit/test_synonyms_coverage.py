@@ -11,7 +11,8 @@ from importlib import resources
 import pytest
 
 from health_ltm.domain.sections import Section
-from health_ltm.write.normalize import _CJK, _phrase_key, find_terms, fold, kinds_for, normalize_name
+from health_ltm.domain.text import CJK, fold_in_place
+from health_ltm.write.normalize import _phrase_key, find_terms, kinds_for, normalize_name
 
 S = Section
 
@@ -318,7 +319,7 @@ def test_no_alias_names_two_entities_of_a_kind() -> None:
             for alias in [entry.get("ru"), entry.get("en"), entry.get("zh"), *entry.get("aliases", [])]:
                 if not alias:
                     continue
-                phrase = fold(alias) if _CJK.search(alias) else _phrase_key(alias)
+                phrase = fold_in_place(alias) if CJK.search(alias) else _phrase_key(alias)
                 assert owners.setdefault(phrase, entry["key"]) == entry["key"], (kind, alias, owners[phrase])
 
 

@@ -8,12 +8,8 @@ import pytest
 from health_ltm.adapters.sqs_queue import deduplication_id
 from health_ltm.domain.models import FragmentStatus, Message, Role
 from health_ltm.domain.sections import Section
-from health_ltm.write.intake import (
-    FragmentConflict,
-    FragmentTooLarge,
-    normalize_for_matching,
-    submit_fragment,
-)
+from health_ltm.errors import FragmentConflict, FragmentTooLarge
+from health_ltm.write.intake import normalize_for_matching, submit_fragment
 from tests.unit.test_write_path import Memory
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from bench.eval import transitions as table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,6 +47,33 @@ def first(candidate: Candidate, **kw):
 def again(candidate: Candidate, fact, facts=None, pending=(), state=None, **kw):
     state = state or SectionState(section=candidate.section)
     return decide(candidate, fact, state, facts or [fact], list(pending), ctx(**kw))
+
+
+# --- the table of cases (bench/eval/data/transitions.jsonl), also reported by `make eval` --------
+@pytest.mark.parametrize("case", table.load_cases(), ids=lambda case: case["id"])
+def test_table_case(case):
+    assert table.problems(case) == [], case["what"]
+
+
+def test_the_table_covers_every_kind_of_transition():
+    categories = {case["category"] for case in table.load_cases()}
+    assert {
+        "first mention",
+        "reconfirmation",
+        "change",
+        "negation",
+        "correction",
+        "section status",
+        "clarification",
+        "lifecycle",
+        "user edit",
+        "write path",
+    } <= categories
+
+
+def test_a_case_the_product_does_not_meet_is_reported():
+    case = dict(table.load_cases()[0], expect={"event": "reconfirmation"})
+    assert table.problems(case) == ["event: expected 'reconfirmation', got 'first_mention'"]
 
 
 def test_first_mention_of_a_medication_is_active_at_once():

@@ -8,27 +8,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from health_ltm.adapters.local_embedder import HashingEmbedder
 from health_ltm.adapters.local_vector_index import LocalVectorIndex
 from health_ltm.domain.clock import FixedClock
+from health_ltm.domain.hashing_embedder import HashingEmbedder
 from health_ltm.domain.ids import new_ulid
 from health_ltm.domain.models import Assertion, EventType, FragmentStatus, Message, Role
 from health_ltm.domain.sections import FactStatus, Section, SectionStatus, Stage
 from health_ltm.domain.transitions import snapshot
-from health_ltm.ports import ModelUnavailable
+from health_ltm.errors import ModelUnavailable
 from health_ltm.storage.memory import InMemoryRepository
 from health_ltm.write.intake import submit_fragment
 from health_ltm.write.pipeline import WritePath
 from health_ltm.write.rules import RuleExtractor, RuleSectionClassifier
 from tests.conftest import T0
-
-
-class ListQueue:
-    def __init__(self):
-        self.sent: list[tuple[str, str]] = []
-
-    def send(self, user_id, fragment_id):
-        self.sent.append((user_id, fragment_id))
+from tests.fakes.queues import ListQueue
 
 
 class Memory:

@@ -7,10 +7,12 @@ built from the stored texts, so the file format is unchanged). Lexical evidence 
 episodic recall: names, places and rare words are what a hashed vector blurs. On LoCoMo
 (docs/eval/) the fusion beats both the vector alone and a plain BM25 over the same turns.
 Like a VECTORSEARCH collection it makes the document ids itself (never the caller's) and scopes
-every call by user id. With a directory it persists one append-only JSON-lines file per user
-(named by a hash of the user id, so no id reaches the file system), so ``ltm run`` survives
-restarts; a torn last line from a crash is dropped and the file compacted atomically. Several
-processes may share the directory: a file changed by another process is re-read.
+every call by user id: documents are held per user, so another user's id matches nothing, and a
+write is countable at once (``settled_count`` is always settled). With a directory it persists
+one append-only JSON-lines file per user (named by a hash of the user id, so no id reaches the
+file system), so ``ltm run`` survives restarts; a torn last line from a crash is dropped and the
+file compacted atomically. Several processes may share the directory: a file changed by another
+process is re-read.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ..domain.hashing_embedder import lexical_terms
 from ..domain.models import Episode
-from ..ports import EpisodeHit
-from .local_embedder import lexical_terms
+from ..ports import EpisodeHit, VectorCount
 
 try:  # advisory lock against another local process appending to the same file
     import fcntl
@@ -212,6 +214,10 @@ class LocalVectorIndex:
     def count_user(self, user_id: str) -> int:
         with self._lock:
             return len(self._load(user_id))
+
+    def settled_count(self, user_id: str) -> VectorCount:
+        # Every write is visible at once (and re-read from the file when another process wrote).
+        return VectorCount(count=self.count_user(user_id), settled=True)
 
     def delete_documents(self, user_id: str, doc_ids: Sequence[str]) -> int:
         wanted = set(doc_ids)

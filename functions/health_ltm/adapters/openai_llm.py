@@ -29,8 +29,15 @@ from pydantic import BaseModel, ValidationError
 
 from ..domain.models import Assertion, Message
 from ..domain.sections import Section
+from ..errors import (
+    ModelAuthRejected,
+    ModelOutputInvalid,
+    ModelRateLimited,
+    ModelServerError,
+    ModelTimeout,
+    ModelUnavailable,
+)
 from ..observability import logger, metrics, tracer
-from ..ports import ModelUnavailable
 from ..settings import Settings, get_settings
 from . import prompts
 from .llm_schemas import SectionChoice, extraction_model
@@ -51,28 +58,10 @@ EMBEDDING_BATCH = 256
 QUERY_EMBEDDING_CACHE = 128
 
 
-class ModelTimeout(ModelUnavailable):
-    """No answer within ``llm_timeout_s`` (after the SDK's bounded retries)."""
-
-
-class ModelRateLimited(ModelUnavailable):
-    """HTTP 429 after the SDK's bounded retries."""
-
-
-class ModelServerError(ModelUnavailable):
-    """HTTP 5xx after retries, or the endpoint could not be reached."""
-
-
-class ModelOutputInvalid(ModelUnavailable):
-    """The answer is not valid JSON, breaks the schema, was cut off, or is a refusal."""
-
-
-class ModelAuthRejected(ModelUnavailable):
-    """HTTP 401/403: the endpoint refused the key (a key is set, but it is wrong or revoked)."""
-
-
 class ModelModeUnsupported(ModelUnavailable):
-    """HTTP 400/404/422 to a structured-output request: the endpoint does not speak this mode."""
+    """HTTP 400/404/422 to a structured-output request: the endpoint does not speak this mode.
+
+    Only this adapter's mode negotiation (and the local CLI probing it) cares: it stays here."""
 
 
 MODES = ("json_schema", "json_object", "tools")

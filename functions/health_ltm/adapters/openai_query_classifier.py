@@ -109,9 +109,6 @@ class OpenAIQueryClassifier:
         budget = self._settings.model_copy(update={"llm_timeout_s": self.budget_s, "llm_max_retries": 0})
         return openai_client(budget)
 
-    def warm_up(self) -> None:
-        self._local.warm_up()
-
     def classify(self, query: str, recent_messages: Sequence[str] = ()) -> QueryClassification:
         local = self._local.classify(query, recent_messages)
         try:

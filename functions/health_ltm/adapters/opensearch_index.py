@@ -2,12 +2,18 @@
 
 What such a collection does not do, and how this adapter lives with it:
 - no custom document ids on index (nor upserts): documents are indexed without ``_id`` and the
-  generated id is returned to the caller; a re-indexed episode is a second document, so search
-  keeps the best hit per ``episode_id``;
+  collection makes the id; a re-indexed episode is a second document, so search keeps the best
+  hit per ``episode_id``. ``index`` returns a *reference*, ``<generated id>.<seal>``, the seal a
+  keyed hash of the id under the user's id: the episode row keeps it, and ``delete_documents``
+  proves ownership by recomputing the seal, with no search (a search misses a document indexed
+  within the refresh interval). A reference without a valid seal (rows written before seals, a
+  mix-up, a forgery) is only deleted if a user_id query confirms it as the caller's;
 - no ``_refresh``, no scroll and (per AWS and client issue reports) no ``_delete_by_query``:
-  erasure pages through the user's ids with ``search_after`` and deletes them with ``_bulk``.
-  Writes become visible after the collection's refresh interval, so an erasure is verified
-  (``count_user``) a little later, not in the same breath;
+  the user sweep pages through the user's ids with ``search_after`` and deletes them with
+  ``_bulk``. Writes (and deletes) become searchable after the collection's refresh interval, so
+  the sweep misses fresh documents: erasure deletes by the rows' references first, and a sweep
+  also takes the ids this process indexed lately. A count right after cannot be trusted
+  (``settled_count`` says so); against a managed OpenSearch domain the index is refreshed first;
 - faiss HNSW with ``l2`` is the space every serverless generation accepts; vectors are stored
   unit-length, so the l2 ranking is the cosine ranking, and scores are turned back into
   cosine for the read path.
@@ -20,7 +26,12 @@ when a client is first needed.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import threading
+import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -30,7 +41,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from ..domain.models import Episode
 from ..observability import logger, metrics
-from ..ports import EpisodeHit
+from ..ports import EpisodeHit, VectorCount
 from ..settings import Settings, get_settings
 from .local_vector_index import unit
 
@@ -40,6 +51,11 @@ if TYPE_CHECKING:
 VECTOR_FIELD = "embedding"
 PAGE_SIZE = 500
 WRITE_TIMEOUT_S = 10.0
+# Ids indexed by this process stay known this long: longer than a collection takes to make a
+# write searchable (service-managed, seconds), so a sweep right after indexing still finds them.
+RECENT_WINDOW_S = 120.0
+RECENT_MAX = 10_000
+SEAL_CHARS = 32  # 128 bits of HMAC-SHA256, hex
 
 
 class VectorIndexError(Exception):
@@ -109,6 +125,30 @@ def owned_ids_query(user_id: str, doc_ids: list[str]) -> dict:
     }
 
 
+def _seal(user_id: str, doc_id: str) -> str:
+    mac = hmac.new(user_id.encode("utf-8"), b"episode-vector\x00" + doc_id.encode("utf-8"), hashlib.sha256)
+    return mac.hexdigest()[:SEAL_CHARS]
+
+
+def document_ref(user_id: str, doc_id: str) -> str:
+    """The reference an episode row keeps: the generated id and its seal (no user id, no text)."""
+    return f"{doc_id}.{_seal(user_id, doc_id)}"
+
+
+def owned_doc_id(user_id: str, ref: str) -> str | None:
+    """The document id of a reference sealed for this user; None for any other reference."""
+    doc_id, dot, seal = ref.rpartition(".")
+    if not dot or not doc_id or len(seal) != SEAL_CHARS:
+        return None
+    return doc_id if hmac.compare_digest(seal, _seal(user_id, doc_id)) else None
+
+
+def is_serverless_host(endpoint: str) -> bool:
+    host = urlparse(endpoint if "://" in endpoint else f"https://{endpoint}").hostname or ""
+    # <collection>.<region>.aoss.amazonaws.com, and <collection>.aoss.<region>.on.aws
+    return ".aoss." in f".{host}"
+
+
 def cosine_from_l2_score(score: float) -> float:
     """faiss l2 score is 1 / (1 + d) with d the squared distance; for unit vectors d = 2 - 2 cos."""
     if score <= 0:
@@ -125,6 +165,7 @@ class OpenSearchVectorIndex:
         dimensions: int,
         client: OpenSearch | None = None,
         region: str | None = None,
+        refreshable: bool | None = None,
     ) -> None:
         self._settings = settings or get_settings()
         self.index_name = self._settings.vector_index
@@ -132,6 +173,11 @@ class OpenSearchVectorIndex:
         self._client = client
         self._region = region
         self._ready = False
+        self.serverless = is_serverless_host(self._settings.vector_endpoint)
+        # A managed OpenSearch domain has POST <index>/_refresh; a serverless collection has not.
+        self.refreshable = not self.serverless if refreshable is None else refreshable
+        self._recent: OrderedDict[tuple[str, str], float] = OrderedDict()  # (user, id) -> indexed at
+        self._recent_lock = threading.Lock()
 
     # ------------------------------------------------------------------ client
     @property
@@ -150,9 +196,10 @@ class OpenSearchVectorIndex:
         # <collection-id>.<region>.aoss.amazonaws.com names its region when the session has none.
         parts = host.split(".")
         region = self._region or session.region_name or (parts[1] if len(parts) > 2 else None)
+        service = "aoss" if self.serverless else "es"  # a managed domain signs as "es"
         return OpenSearch(
             hosts=[{"host": host, "port": 443}],
-            http_auth=AWSV4SignerAuth(session.get_credentials(), region, "aoss"),
+            http_auth=AWSV4SignerAuth(session.get_credentials(), region, service),
             use_ssl=True,
             verify_certs=True,
             connection_class=RequestsHttpConnection,
@@ -195,7 +242,8 @@ class OpenSearchVectorIndex:
         result = item.get("index", {})
         if not ok or "_id" not in result:
             raise VectorIndexError(f"index failed: {result.get('status')} {_error_type(result)}")
-        return result["_id"]
+        self._remember(user_id, result["_id"])
+        return document_ref(user_id, result["_id"])
 
     def search(
         self, user_id: str, vector: list[float], k: int, *, text: str | None = None
@@ -218,31 +266,38 @@ class OpenSearchVectorIndex:
         return parse_hits(user_id, response, k)
 
     def delete_user(self, user_id: str) -> int:
-        return self._bulk_delete(list(self._user_doc_ids(user_id)))
+        """The sweep: every id a user_id query finds, and the ids this process indexed for the
+        user lately (a search does not see them yet)."""
+        ids = list(dict.fromkeys([*self._user_doc_ids(user_id), *self._recent_ids(user_id)]))
+        deleted = self._bulk_delete(ids)
+        self._forget(user_id, ids)
+        return deleted
 
     def delete_documents(self, user_id: str, doc_ids: Sequence[str]) -> int:
-        """Bulk delete by id, but only ids a user_id term query confirms as this user's: a wrong
-        id from a row (a bug, a mix-up) must never delete another tenant's vector."""
-        from opensearchpy.exceptions import NotFoundError
-
+        """Bulk delete by id. A reference sealed for this user is proof of ownership (no search,
+        so a document indexed a moment ago is found); any other reference is deleted only if a
+        user_id term query confirms it as this user's: a wrong id from a row (a bug, a mix-up, a
+        forgery) must never delete another tenant's vector."""
         wanted = list(dict.fromkeys(doc_ids))
         owned: list[str] = []
-        for start in range(0, len(wanted), PAGE_SIZE):
-            try:
-                response = self.client.search(
-                    index=self.index_name, body=owned_ids_query(user_id, wanted[start : start + PAGE_SIZE])
-                )
-            except NotFoundError:
-                return 0
-            for hit in response.get("hits", {}).get("hits", []):
-                if (hit.get("_source") or {}).get("user_id") == user_id:  # and check it ourselves
-                    owned.append(hit["_id"])
+        unproven: list[str] = []
+        for ref in wanted:
+            doc_id = owned_doc_id(user_id, ref)
+            if doc_id is not None:
+                owned.append(doc_id)
+            else:
+                unproven.append(ref)
+        owned += self._owned_by_search(user_id, unproven)
         refused = len(wanted) - len(owned)
         if refused:  # not the user's, or already gone: either way not deleted here
             metrics.add_metric(name="VectorDeleteSkipped", unit=MetricUnit.Count, value=refused)
-        return self._bulk_delete(owned)
+        deleted = self._bulk_delete(owned)
+        self._forget(user_id, owned)
+        return deleted
 
     def count_user(self, user_id: str) -> int:
+        """The user's documents as search sees them now: a write of the last refresh interval
+        may be missing, a delete of it still counted."""
         from opensearchpy.exceptions import NotFoundError
 
         try:
@@ -252,6 +307,20 @@ class OpenSearchVectorIndex:
         except NotFoundError:
             return 0
         return int(response.get("count", 0))
+
+    def settled_count(self, user_id: str) -> VectorCount:
+        """Refresh, then count, where the store has a refresh; otherwise the count as it is,
+        marked unsettled (a serverless collection refreshes on its own schedule only)."""
+        from opensearchpy.exceptions import TransportError
+
+        settled = False
+        if self.refreshable:
+            try:
+                self.client.indices.refresh(index=self.index_name)
+                settled = True
+            except TransportError as error:  # refused or missing: the count stays unsettled
+                logger.warning("vector index refresh failed", extra={"status": str(error.status_code)})
+        return VectorCount(count=self.count_user(user_id), settled=settled)
 
     # ------------------------------------------------------------------ helpers
     def _check(self, vector: list[float]) -> None:
@@ -281,6 +350,43 @@ class OpenSearchVectorIndex:
         if failed:
             raise VectorIndexError(f"delete failed for {failed} of {len(ids)} documents")
         return deleted
+
+    def _owned_by_search(self, user_id: str, refs: list[str]) -> list[str]:
+        """Which of these ids a user_id term query confirms as the user's (checked again here)."""
+        from opensearchpy.exceptions import NotFoundError
+
+        owned: list[str] = []
+        for start in range(0, len(refs), PAGE_SIZE):
+            try:
+                response = self.client.search(
+                    index=self.index_name, body=owned_ids_query(user_id, refs[start : start + PAGE_SIZE])
+                )
+            except NotFoundError:
+                return owned
+            for hit in response.get("hits", {}).get("hits", []):
+                if (hit.get("_source") or {}).get("user_id") == user_id:
+                    owned.append(hit["_id"])
+        return owned
+
+    def _remember(self, user_id: str, doc_id: str) -> None:
+        now = time.monotonic()
+        with self._recent_lock:
+            self._recent[(user_id, doc_id)] = now
+            while self._recent:
+                _, indexed_at = next(iter(self._recent.items()))
+                if indexed_at >= now - RECENT_WINDOW_S and len(self._recent) <= RECENT_MAX:
+                    break
+                self._recent.popitem(last=False)
+
+    def _recent_ids(self, user_id: str) -> list[str]:
+        cutoff = time.monotonic() - RECENT_WINDOW_S
+        with self._recent_lock:
+            return [doc for (user, doc), at in self._recent.items() if user == user_id and at >= cutoff]
+
+    def _forget(self, user_id: str, doc_ids: Iterable[str]) -> None:
+        with self._recent_lock:
+            for doc_id in doc_ids:
+                self._recent.pop((user_id, doc_id), None)
 
     def _user_doc_ids(self, user_id: str) -> Iterator[str]:
         """Every document id of the user, paged with search_after (no scroll on serverless)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from ..ports import ModelUnavailable
+from ..errors import ModelNotConfigured, ModelUnavailable
 from ..settings import Settings
 
 SECRET_MAX_AGE_S = 300
@@ -19,12 +19,6 @@ SECRET_MAX_AGE_S = 300
 # but the SDK insists on one.
 PLACEHOLDER_KEY = "sk-no-key-needed"
 _JSON_KEYS = ("api_key", "OPENAI_API_KEY", "openai_api_key", "key")
-
-
-class ModelNotConfigured(ModelUnavailable):
-    """No key is set: no key, secret or base URL, or a secret that holds no key (yet).
-
-    The write path answers it with the offline rules (handlers/extract.py), never the DLQ."""
 
 
 def get_openai_api_key(settings: Settings) -> str:

@@ -5,17 +5,9 @@ scoped to the user (docs/decision_log.md, issue 15)."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
-
-
-class ExtractionMessage(BaseModel):
-    """The queue carries references only: the dialogue text stays in the (encrypted) table, so a
-    DLQ holds no health data and erasure can reach fragments that are still queued."""
-
-    user_id: str
-    fragment_id: str
+from ..domain.messages import ExtractionMessage, MaintenanceMessage
 
 
 class SqsFragmentQueue:
@@ -61,24 +53,6 @@ def deduplication_id(user_id: str, fragment_id: str, attempt: int = 0) -> str:
 
     material = f"{user_id}\x00{fragment_id}" + (f"\x00{attempt}" if attempt else "")
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
-
-
-class MaintenanceMessage(BaseModel):
-    """A job on the maintenance queue: run the policies for some users, or list the users of one
-    activity day (a page at a time, continuing itself) and queue them in batches."""
-
-    task: Literal["users", "fanout"] = "users"
-    day: str = Field(description="the run day")
-    dry_run: bool = False
-    # task "users"
-    user_id: str | None = None
-    user_ids: list[str] = Field(default_factory=list, max_length=100)
-    # task "fanout"
-    activity_day: str | None = None
-    cursor: dict[str, Any] | None = None
-
-    def users(self) -> list[str]:
-        return [*([self.user_id] if self.user_id else []), *self.user_ids]
 
 
 class SqsMaintenanceQueue:

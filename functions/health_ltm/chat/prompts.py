@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..domain.models import Role
-from .models import Turn
+from ..domain.sessions import Turn
 
 SYSTEM_PROMPT = """\
 You are the AI assistant of a personal health app. You talk with one user about their health: \

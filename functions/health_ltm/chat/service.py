@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..domain.models import Role
+from ..domain.sessions import Turn
+from ..errors import EmptyAnswer, ModelUnavailable, NoChatModel
 from ..observability import logger
-from ..ports import ModelUnavailable
 from ..read.context import ContextResult, build_context
 from ..settings import Settings
-from .models import Turn
 from .prompts import chat_messages
 from .sessions import BufferPolicy, SessionBuffers, buffer_mentions
 
@@ -29,29 +29,6 @@ class ChatModel(Protocol):
     name: str
 
     def complete(self, messages: list[dict[str, str]]) -> str: ...
-
-
-class NoChatModel(Exception):
-    """No model is configured: the turn was buffered, there is no answer (503)."""
-
-
-class EmptyAnswer(ModelUnavailable):
-    """The model answered with no text (a refusal or an empty choice)."""
-
-
-class OpenAIChatModel:
-    """settings.chat_model through ``adapters.openai_llm.chat_completion`` (typed errors)."""
-
-    def __init__(self, settings: Settings, client=None) -> None:
-        self._settings = settings
-        self._client = client
-        self.name = settings.chat_model
-
-    def complete(self, messages: list[dict[str, str]]) -> str:
-        from ..adapters.openai_llm import chat_completion
-
-        text, _usage = chat_completion(messages, self.name, settings=self._settings, client=self._client)
-        return text
 
 
 @dataclass

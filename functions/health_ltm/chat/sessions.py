@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..domain.models import PendingMention, Role
+from ..domain.sessions import OutboxEntry, SessionBuffer, Turn
+from ..errors import BufferBusy
 from ..observability import logger
 from ..ports import Clock, FragmentQueue
 from ..write.intake import submit_fragment
-from .models import OutboxEntry, SessionBuffer, Turn
 
 MAX_WRITE_ATTEMPTS = 12
 # A DynamoDB item holds 400 KB: pending turns are claimed before they reach PENDING_BYTES and the
@@ -52,10 +53,6 @@ TRIGGER_END = "end"
 TRIGGER_IDLE = "idle"
 TRIGGER_NEW_SESSION = "new_session"
 TRIGGER_SIZE = "size"
-
-
-class BufferBusy(Exception):
-    """The buffer kept changing under us (many concurrent writers): the caller may retry."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..domain.models import Fact, Provenance
 from ..domain.sections import ALLOWED_STATUSES, FactStatus, Section, Stage
+from ..errors import InvalidDocument
 
 SourceType = Literal["lab_result", "document", "appointment"]
 
@@ -37,10 +38,6 @@ class DocumentIn(BaseModel):
     document_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_\-:.]+$")
     document_date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
     facts: list[DocumentedFactIn] = Field(min_length=1, max_length=200)
-
-
-class InvalidDocument(ValueError):
-    pass
 
 
 def documented_fact_id(document_id: str, section: Section, key: str) -> str:

@@ -180,6 +180,11 @@ class ErasureOut(BaseModel):
     erased_vectors: int
     remaining_items: int
     remaining_vectors: int
+    vector_verification: Literal["verified", "pending"] = Field(
+        description="verified: the vector store confirmed that none of the user's vectors is left. "
+        "pending: the store counts recent writes only after its refresh interval, so that could "
+        "not be confirmed yet (DELETE /v1/me again sweeps again)"
+    )
 
 
 class RecentMessage(BaseModel):

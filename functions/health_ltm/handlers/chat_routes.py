@@ -1,6 +1,9 @@
 """POST /v1/chat: the user's turn is buffered first (kept for memory even when the model is missing
 or fails), then the read path builds the context and the model answers. The buffer flushes
 coherent fragments to the write path (chat/sessions.py); POST /v1/sessions/{id}/end flushes now.
+
+Each turn is a paid model call, so a user gets LTM_CHAT_RATE_PER_MINUTE turns per UTC minute
+(storage/rate_limit.py); a turn over the limit answers 429 with Retry-After and is not kept.
 """
 
 from __future__ import annotations
@@ -8,24 +11,22 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path
-from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body
+from aws_lambda_powertools.metrics import MetricUnit
 
 from .. import wiring
-from ..chat.service import NoChatModel, chat_turn
-from ..chat.sessions import BufferBusy, BufferPolicy, SessionBuffers
-from ..ports import ModelUnavailable
+from ..chat.service import chat_turn
+from ..chat.sessions import BufferPolicy, SessionBuffers
+from ..errors import BufferBusy, ModelTimeout, ModelUnavailable, NoChatModel
+from ..observability import logger, metrics
 from ..settings import get_settings
 from . import errors
-from .api_app import app, documented
-from .api_models import ID_PATTERN, ChatIn, ChatOut, ContextUsed, Problem, SessionEndOut
+from .api_models import ChatIn, ChatOut, ContextUsed, SessionEndOut
 from .auth import current_user_id
+from .routing import SessionId, documented, problem_response, rate_limited_response, require_json
 
-SessionId = Annotated[str, Path(pattern=ID_PATTERN)]
-
-
-def _problem(description: str) -> OpenAPIResponse:
-    return {"description": description, "content": {"application/problem+json": {"model": Problem}}}
+router = Router()
 
 
 class ChatModelFailed(Exception):
@@ -34,7 +35,7 @@ class ChatModelFailed(Exception):
         self.timeout = timeout
 
 
-@app.exception_handler(ChatModelFailed)
+@router.exception_handler(ChatModelFailed)
 def _chat_model_failed(exc: ChatModelFailed) -> Response:
     if exc.timeout:
         return errors.problem(
@@ -45,27 +46,33 @@ def _chat_model_failed(exc: ChatModelFailed) -> Response:
     )
 
 
-@app.exception_handler(BufferBusy)
+@router.exception_handler(BufferBusy)
 def _buffer_busy(exc: BufferBusy) -> Response:
     return errors.problem(409, "Conflict", "the session is being updated by another request; retry")
 
 
-@app.post(
+@router.post(
     "/v1/chat",
     summary="One chat turn: the memory this message needs goes to the model; the turn is kept for memory",
     tags=["chat"],
     responses={
         **documented(200, "The answer, and which memory the model was given", 413, 415),
-        409: _problem("The session is being updated by another request; retry"),
-        503: _problem("No model configured, or the model is unavailable; the message was kept"),
-        504: _problem("The model did not answer in time; the message was kept"),
+        409: problem_response("The session is being updated by another request; retry"),
+        429: rate_limited_response(
+            "The caller's chat messages for this minute are used up (the message was not kept; retry "
+            "after Retry-After seconds), or API Gateway throttled the request"
+        ),
+        503: problem_response("No model configured, or the model is unavailable; the message was kept"),
+        504: problem_response("The model did not answer in time; the message was kept"),
     },
 )
 def post_chat(body: Annotated[ChatIn, Body()]) -> ChatOut:
-    errors.require_json(app)
+    require_json(router)
     settings = get_settings()
     if len(body.message) > settings.max_message_chars:
         raise errors.PayloadTooLarge(f"at most {settings.max_message_chars} characters per message")
+    user_id = current_user_id(router)
+    _count_turn(user_id)
     try:
         result = chat_turn(
             repository=wiring.repository(),
@@ -75,7 +82,7 @@ def post_chat(body: Annotated[ChatIn, Body()]) -> ChatOut:
             classifier=wiring.query_classifier(),
             model=wiring.chat_model(),
             settings=settings,
-            user_id=current_user_id(app),
+            user_id=user_id,
             session_id=body.session_id,
             message=body.message,
             locale=body.locale,
@@ -85,8 +92,6 @@ def post_chat(body: Annotated[ChatIn, Body()]) -> ChatOut:
     except NoChatModel as exc:
         raise errors.ModelNotConfigured(str(exc)) from None
     except ModelUnavailable as exc:
-        from ..adapters.openai_llm import ModelTimeout
-
         raise ChatModelFailed(timeout=isinstance(exc, ModelTimeout)) from None
     return ChatOut(
         answer=result.answer,
@@ -99,13 +104,34 @@ def post_chat(body: Annotated[ChatIn, Body()]) -> ChatOut:
     )
 
 
-@app.post(
+def _count_turn(user_id: str) -> None:
+    """Count the turn against the user's limit for this minute; over it, refuse with a 429."""
+    limiter = wiring.chat_rate_limiter()
+    try:
+        decision = limiter.acquire(user_id, wiring.clock().now())
+    except Exception as exc:
+        from botocore.exceptions import BotoCoreError, ClientError  # not at import: cold start
+
+        if not isinstance(exc, BotoCoreError | ClientError):
+            raise
+        # The counter failing is no reason to refuse the user's turn: it goes ahead uncounted.
+        logger.warning("chat rate limit unavailable", extra={"error_type": type(exc).__name__})
+        return
+    if not decision.allowed:
+        metrics.add_metric(name="ChatRateLimited", unit=MetricUnit.Count, value=1)
+        raise errors.TooManyRequests(
+            f"at most {limiter.limit} chat messages a minute; retry in {decision.retry_after_s} s",
+            decision.retry_after_s,
+        )
+
+
+@router.post(
     "/v1/sessions/<session_id>/end",
     summary="End a chat session: its buffered turns go to the write path now",
     tags=["chat"],
     responses={
         **documented(200, "Flushed (or nothing was waiting)", 404),
-        409: _problem("The session is being updated by another request; retry"),
+        409: problem_response("The session is being updated by another request; retry"),
     },
 )
 def end_session(session_id: SessionId) -> SessionEndOut:
@@ -116,7 +142,7 @@ def end_session(session_id: SessionId) -> SessionEndOut:
         wiring.id_factory(),
         BufferPolicy.from_settings(get_settings()),
     )
-    fragment_ids = buffers.end(current_user_id(app), session_id)
+    fragment_ids = buffers.end(current_user_id(router), session_id)
     if fragment_ids is None:
         raise errors.NotFoundError("no such session")
     return SessionEndOut(session_id=session_id, flushed=bool(fragment_ids), fragment_ids=fragment_ids)

@@ -19,8 +19,8 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
 
+from ..errors import InvalidEdit, NotFound, StaleVersion
 from ..observability import logger
-from ..read.profile import InvalidEdit, NotFound, StaleVersion
 from .api_models import Problem
 
 
@@ -34,6 +34,12 @@ class UnsupportedMediaType(Exception):
 
 class ModelNotConfigured(Exception):
     pass
+
+
+class TooManyRequests(Exception):
+    def __init__(self, detail: str, retry_after_s: int) -> None:
+        super().__init__(detail)
+        self.retry_after_s = retry_after_s
 
 
 def problem(status: int, title: str, detail: str) -> Response:
@@ -99,6 +105,12 @@ def register(app: APIGatewayRestResolver) -> None:
     @app.exception_handler(InvalidEdit)
     def _invalid_edit(exc: InvalidEdit) -> Response:
         return problem(422, "Invalid edit", str(exc))
+
+    @app.exception_handler(TooManyRequests)
+    def _too_many(exc: TooManyRequests) -> Response:
+        response = problem(429, "Too many requests", str(exc))
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
 
     @app.exception_handler(ModelNotConfigured)
     def _no_model(exc: ModelNotConfigured) -> Response:

@@ -24,8 +24,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import Json
 
 from .. import wiring
-from ..adapters.secrets import ModelNotConfigured
-from ..adapters.sqs_queue import ExtractionMessage
+from ..domain.messages import ExtractionMessage
+from ..errors import ModelNotConfigured
 from ..observability import logger, metrics, tracer
 
 

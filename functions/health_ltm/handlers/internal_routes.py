@@ -9,20 +9,23 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.exceptions import ForbiddenError
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from .. import wiring
-from ..documents.ingest import DocumentIn, InvalidDocument, ingest
+from ..documents.ingest import DocumentIn, ingest
+from ..errors import InvalidDocument
 from ..observability import logger
 from . import errors
-from .api_app import app
+from .routing import require_json, rest_event
 
+router = Router()
 DOCUMENTS_RESOURCE = "/v1/internal/documents"
 
 
 def require_iam_caller() -> None:
-    event = app.current_event
+    event = rest_event(router)
     identity = event.request_context.identity
     authorizer = event.request_context.authorizer
     has_claims = bool(authorizer and authorizer.claims)
@@ -30,10 +33,10 @@ def require_iam_caller() -> None:
         raise ForbiddenError("Forbidden")
 
 
-@app.post(DOCUMENTS_RESOURCE, include_in_schema=False)
+@router.post(DOCUMENTS_RESOURCE, include_in_schema=False)
 def post_documents(body: Annotated[DocumentIn, Body()]) -> Response[dict]:
     require_iam_caller()
-    errors.require_json(app)
+    require_json(router)
     try:
         ids = ingest(wiring.repository(), wiring.clock().now(), body)
     except InvalidDocument as exc:

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import Json
 
 from .. import wiring
-from ..adapters.sqs_queue import MaintenanceMessage
+from ..domain.messages import MaintenanceMessage
 from ..maintenance.engine import run_user
 from ..maintenance.scheduler import fan_out, fan_out_day
 from ..observability import logger, metrics, tracer

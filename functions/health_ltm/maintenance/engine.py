@@ -16,19 +16,14 @@ from ..domain.fingerprint import facts_fingerprint
 from ..domain.models import Fact, UserMemory
 from ..domain.sections import FactStatus, Section, Stage
 from ..domain.transitions import DecisionContext, FactDecision, merge, policy_change
-from ..ports import ChangeSet, Clock, ConflictError, FactWrite, VectorIndex
+from ..errors import ConflictError
+from ..ports import ChangeSet, Clock, FactWrite, VectorIndex
+from .episodes import archive_episodes
+from .plan import PlannedChange
 from .policies import PolicyTable, load_policies
 from .summary import render_summary
 
 MAX_ATTEMPTS = 4
-
-
-@dataclass
-class PlannedChange:
-    policy: str
-    section: str
-    fact_id: str
-    summary: str  # what changes, without user text: e.g. "status present -> resolved"
 
 
 @dataclass
@@ -68,8 +63,6 @@ def run_user(
     vector_index: VectorIndex | None = None,
 ) -> UserReport:
     """Facts' policies, the summary, then (given the vector index) episode archival."""
-    from .episodes import archive_episodes  # it reports with PlannedChange, defined here
-
     table = policies or load_policies()
     report = UserReport(user_id=user_id, dry_run=dry_run)
     for attempt in range(1, MAX_ATTEMPTS + 1):

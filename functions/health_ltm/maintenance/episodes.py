@@ -10,14 +10,12 @@ vector, which the next run finishes; a finished row is never touched again.
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING
 
 from ..domain.models import Episode
-from ..ports import ConflictError, VectorIndex
+from ..errors import ConflictError
+from ..ports import VectorIndex
+from .plan import PlannedChange
 from .policies import PolicyTable
-
-if TYPE_CHECKING:
-    from .engine import PlannedChange
 
 ARCHIVED = "episode_archived"
 RESUMED = "episode_archive_resumed"  # the vector removal of an earlier run, finished now
@@ -57,8 +55,6 @@ def _archive(
     days: int,
     dry_run: bool,
 ) -> PlannedChange | None:
-    from .engine import PlannedChange
-
     policy = None
     for _ in range(MAX_ATTEMPTS):
         if episode is None:

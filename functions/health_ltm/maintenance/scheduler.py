@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from ..adapters.sqs_queue import MaintenanceMessage
+from ..domain.messages import MaintenanceMessage
 from ..ports import Clock
 from .policies import PolicyTable, load_policies
 

@@ -35,10 +35,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..adapters.local_embedder import HashingEmbedder
+from ..domain.hashing_embedder import HashingEmbedder
 from ..domain.sections import Section
+from ..domain.text import fold_case
 from ..ports import Embedder
-from .lexicon import CJK_RE, Lexicon, normalize, words
+from .lexicon import CJK_RE, Lexicon, words
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "query_classes.json"
 SYNONYMS_PATH = DATA_PATH.with_name("synonyms.json")
@@ -335,7 +336,7 @@ class QueryClassifier:
         for kind, rule in self.data.named_entities.items():
             if isinstance(rule, str):
                 continue
-            skip = {normalize(name) for name in rule.skip}
+            skip = {fold_case(name) for name in rule.skip}
             entries += [
                 (term, rule.query_class, rule.weight)
                 for term in entity_terms(rule.kind or kind, rule.chronic)
@@ -360,7 +361,7 @@ def entity_terms(kind: str, chronic: bool | None = None) -> tuple[str, ...]:
         for name in (*(item.get(lang) for lang in ("ru", "en", "zh")), *item.get("aliases", ())):
             if not name:
                 continue
-            term = normalize(name)
+            term = fold_case(name)
             parts = words(term)
             if not CJK_RE.search(term):
                 if not parts or sum(len(p) for p in parts) < _SHORTEST_ENTITY_TERM:

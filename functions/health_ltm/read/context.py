@@ -38,6 +38,7 @@ from ..domain.sections import (
     SectionStatus,
     Stage,
 )
+from ..domain.text import CJK
 from ..ports import Embedder, EpisodeHit, VectorIndex
 from .classify import QueryClassification
 from .recency import CANDIDATES_PER_RESULT, rerank
@@ -82,7 +83,6 @@ GAP_QUESTIONS: dict[Section, dict[str, str]] = {
     },
 }
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 EPISODES_K = 5
 MIN_LINE_TOKENS = 5  # the shortest fact line and its newline: below this nothing more fits
 # Lines that did not fit, after which filling stops (the first line of every priority-0 block is
@@ -95,7 +95,7 @@ SETTLE = timedelta(minutes=10)
 
 def query_language(query: str) -> str:
     """The language a gap question is asked in: by the query's script (CJK, Cyrillic, else en)."""
-    if _CJK.search(query):
+    if CJK.search(query):
         return "zh"
     return "ru" if _CYRILLIC.search(query) else "en"
 

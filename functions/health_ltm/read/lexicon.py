@@ -15,20 +15,17 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_WORD_RE = re.compile(rf"[^\W_{_CJK}]+")
-CJK_RE = re.compile(rf"[{_CJK}]")
+from ..domain.text import UNSPACED, fold_case
+
+_WORD_RE = re.compile(rf"[^\W_{UNSPACED}]+")
+CJK_RE = re.compile(rf"[{UNSPACED}]")
 _STEM_MIN = 4
 _CONSUMED = "\x00"
 
 
-def normalize(text: str) -> str:
-    return text.lower().replace("ё", "е")
-
-
 def words(text: str) -> list[str]:
     """Normalised non-CJK words of a text."""
-    return _WORD_RE.findall(normalize(text))
+    return _WORD_RE.findall(fold_case(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +58,7 @@ class Lexicon:
         """``entries``: (term, label, weight); one term may carry several labels."""
         labels: dict[str, dict[str, float]] = defaultdict(dict)
         for term, label, weight in entries:
-            key = " ".join(normalize(term).split())
+            key = " ".join(fold_case(term).split())
             labels[key][label] = max(weight, labels[key].get(label, 0.0))
         self._labels: list[dict[str, float]] = []
         self._parts: list[tuple[_Part, ...]] = []
@@ -85,7 +82,7 @@ class Lexicon:
         return len(self._labels)
 
     def match(self, text: str) -> dict[str, float]:
-        norm = normalize(text)
+        norm = fold_case(text)
         found = self._match_words(_WORD_RE.findall(norm))
         if self._cjk and CJK_RE.search(norm):
             found |= self._match_cjk(norm)

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, TypedDict
+
+from aws_lambda_powertools.metrics import MetricUnit
 
 from ..domain.models import Fact, HistoryEvent, SectionState
 from ..domain.sections import ALLOWED_STATUSES, HISTORICAL_STATUSES, Section, SectionStatus, Stage
 from ..domain.transitions import DecisionContext, user_delete, user_edit, user_section_status
-from ..observability import logger
-from ..ports import ChangeSet, Clock, ConflictError, FactWrite, SectionWrite, VectorIndex
-
-
-class NotFound(Exception):
-    pass
-
-
-class StaleVersion(Exception):
-    pass
-
-
-class InvalidEdit(Exception):
-    pass
+from ..errors import ConflictError, InvalidEdit, NotFound, StaleVersion
+from ..observability import logger, metrics
+from ..ports import ChangeSet, Clock, FactWrite, SectionWrite, VectorIndex
 
 
 def list_facts(
@@ -129,18 +120,17 @@ def delete_fact(
 def forget_episodes(
     repository, vectors: VectorIndex | None, user_id: str, fragment_ids: Sequence[str]
 ) -> int:
-    """Delete the episodes of these fragments (one per fragment, keyed by it): the vector first,
-    then the row that lets erasure and export find it. Returns how many were deleted."""
-    deleted = 0
-    for fragment_id in fragment_ids:
-        episode = repository.get_episode(user_id, fragment_id)
-        if episode is None:
-            continue
-        if episode.vector_doc_id and vectors is not None:
-            vectors.delete_documents(user_id, [episode.vector_doc_id])
+    """Delete the episodes of these fragments (one per fragment, keyed by it): the vectors first,
+    by the references their rows keep (no search: one indexed a moment ago is found too), then
+    the rows that let erasure and export find them. Returns how many were deleted."""
+    found = (repository.get_episode(user_id, f) for f in dict.fromkeys(fragment_ids))
+    episodes = [e for e in found if e is not None]
+    refs = [e.vector_doc_id for e in episodes if e.vector_doc_id]
+    if refs and vectors is not None:
+        vectors.delete_documents(user_id, refs)
+    for episode in episodes:
         repository.delete_episode(user_id, episode.id)
-        deleted += 1
-    return deleted
+    return len(episodes)
 
 
 def set_section_status(
@@ -172,18 +162,45 @@ def export_user(repository, vectors: VectorIndex | None, user_id: str) -> dict:
     return data
 
 
-def erase_user(repository, vectors: VectorIndex | None, user_id: str) -> dict[str, int]:
-    """Erase everything held about the user, then verify that nothing is left."""
-    erased_items = repository.erase(user_id)
-    erased_vectors = vectors.delete_user(user_id) if vectors else 0
+class Erasure(TypedDict):
+    erased_items: int
+    erased_vectors: int
+    remaining_items: int
+    remaining_vectors: int
+    # "pending": the store could not vouch for its count (no refresh), or still counted some
+    vector_verification: Literal["verified", "pending"]
+
+
+def erase_user(repository, vectors: VectorIndex | None, user_id: str) -> Erasure:
+    """Erase everything held about the user, then verify that nothing is left.
+
+    Vectors: by the references the user's episode rows keep (read before the partition goes,
+    since a search misses a vector indexed within the store's refresh interval), then a sweep
+    of what a search finds (vectors no row named), then a count the store vouches for where it
+    can (a refresh). Where it cannot, the verification is "pending"; DELETE /v1/me again sweeps
+    again."""
+    refs = [e.vector_doc_id for e in repository.list_episodes(user_id) if e.vector_doc_id] if vectors else []
+    erased_items = repository.erase(user_id)  # the tombstone first: no new row names a vector now
+    erased_vectors = remaining_vectors = 0
+    verified = True
+    if vectors is not None:
+        erased_vectors = vectors.delete_documents(user_id, refs)
+        erased_vectors += vectors.delete_user(user_id)
+        count = vectors.settled_count(user_id)
+        if count.settled and count.count:  # written meanwhile (an in-flight fragment): once more
+            erased_vectors += vectors.delete_user(user_id)
+            count = vectors.settled_count(user_id)
+        remaining_vectors, verified = count.count, count.settled and count.count == 0
+        if not verified:
+            metrics.add_metric(name="VectorErasurePending", unit=MetricUnit.Count, value=1)
     remaining = repository.export(user_id)
     remaining_items = sum(len(v) for v in remaining.values() if isinstance(v, list))
-    remaining_vectors = vectors.count_user(user_id) if vectors else 0
     return {
         "erased_items": erased_items,
         "erased_vectors": erased_vectors,
         "remaining_items": remaining_items,
         "remaining_vectors": remaining_vectors,
+        "vector_verification": "verified" if verified else "pending",
     }
 
 

@@ -25,7 +25,7 @@ _state: dict[str, Any] = {}  # "tokenizer": the loaded tokenizer, or None when u
 
 def _tokenizer() -> Any | None:
     if "tokenizer" not in _state:
-        with _lock:  # a request and a warm-up may ask at the same moment
+        with _lock:  # two threads may ask at the same moment
             if "tokenizer" not in _state:
                 _state["tokenizer"] = _load()
     return _state["tokenizer"]
@@ -59,13 +59,10 @@ def tokenizer_name() -> str:
     return ENCODING if _tokenizer() is not None else FALLBACK
 
 
-def count_tokens(text: str, wait: bool = True) -> int:
-    """Exact o200k_base count (loading the tokenizer on first use, ~50 ms). With ``wait=False``
-    and the tokenizer not loaded yet, an estimate instead; kept for callers on a hot path."""
+def count_tokens(text: str) -> int:
+    """Exact o200k_base count (loading the tokenizer on first use, ~50 ms)."""
     if not text:
         return 0
-    if not wait and not is_ready():
-        return estimate_upper_bound(text)
     tokenizer = _tokenizer()
     if tokenizer is None:
         return estimate_upper_bound(text)
@@ -77,34 +74,3 @@ def estimate_upper_bound(text: str) -> int:
     above 2 characters per token in o200k_base (about 4 for English, 3 for Russian)."""
     cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
     return cjk + math.ceil((len(text) - cjk) / 2)
-
-
-def truncate_to_tokens(text: str, max_tokens: int) -> str:
-    """The longest prefix of ``text`` within ``max_tokens`` tokens (never a broken character)."""
-    if max_tokens <= 0 or not text:
-        return ""
-    tokenizer = _tokenizer()
-    if tokenizer is None:
-        return text[: max_tokens * 2]
-    tokens = tokenizer.encode(text)
-    if len(tokens) <= max_tokens:
-        return text
-    keep = max_tokens
-    while keep > 0:
-        try:
-            prefix = tokenizer.decode(tokens[:keep])
-        except ValueError:  # the cut ends inside a multi-byte character
-            keep -= 1
-            continue
-        # A cut can end inside a character, or re-encode differently: shrink until it fits.
-        if "\ufffd" not in prefix[-1:] and tokenizer.count(prefix) <= max_tokens and text.startswith(prefix):
-            return prefix
-        keep -= 1
-    return ""
-
-
-def warm_up_in_background() -> threading.Thread:
-    """Load the tokenizer on a daemon thread (kept for callers that want it ready early)."""
-    thread = threading.Thread(target=_tokenizer, name="tokenizer-warm-up", daemon=True)
-    thread.start()
-    return thread

@@ -13,7 +13,6 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property, lru_cache
 from typing import Any
 
-from ..chat.models import SessionBuffer
 from ..domain.models import (
     Episode,
     Fact,
@@ -24,7 +23,9 @@ from ..domain.models import (
     UserMemory,
 )
 from ..domain.sections import Section
-from ..ports import ChangeSet, ConflictError, FragmentGone
+from ..domain.sessions import SessionBuffer
+from ..errors import ConflictError, FragmentGone
+from ..ports import ChangeSet
 from ..schema import ACTIVE_DAY_ATTRIBUTE, ACTIVE_USER_ATTRIBUTE, ACTIVE_USERS_INDEX, TTL_ATTRIBUTE
 from . import keys
 from .codec import (

@@ -14,7 +14,8 @@ CTX#S#...  items the read path needs, keyed by section (issue 12: a question rea
   whole CTX# range (the write path, maintenance).
 EPI#     episode rows (vectors live in the vector index), FRAG# fragments,
 H#       history events (H#<fact_id>#<event ulid>), K# (section, key) uniqueness guards,
-ACT#     "active on day D" markers (the sparse GSI), SESS# chat session buffers.
+ACT#     "active on day D" markers (the sparse GSI), SESS# chat session buffers,
+RATE#chat#<minute>  the per-user chat rate counter (storage.rate_limit; expires after two minutes).
 
 A fact is found by id alone (the API's /v1/facts/{id}) with one BatchGetItem of its possible keys,
 one per section (docs/decision_log.md). Data written before issue 12 (CTX#F#<id>, CTX#D#<id>,

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from ..chat.models import SessionBuffer
 from ..domain.models import (
     AppliedEvent,
     Episode,
@@ -26,7 +25,9 @@ from ..domain.models import (
     UserMemory,
 )
 from ..domain.sections import Section
-from ..ports import ChangeSet, ConflictError, FragmentGone
+from ..domain.sessions import SessionBuffer
+from ..errors import ConflictError, FragmentGone
+from ..ports import ChangeSet
 from . import keys
 from .codec import from_millis, to_millis
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..domain.models import Message, Role
-from .normalize import fold
+from ..domain.text import fold_in_place
 from .rules.text import PSEUDO_NEGATION
 
 _QUESTION_END = re.compile(r"[?？]\s*$")
@@ -58,7 +58,6 @@ _YES = re.compile(
     r")(?=$|[\s,.!;:—–-]|\W)|^(?:是的|是啊|对的|对啊|没错|正确|有的|嗯|是|对|有|抽|喝|吃)",
     re.IGNORECASE,
 )
-_CJK = re.compile(r"[\u3400-\u9fff]")
 # A negated amount is an amount: "not that often", "не так много".
 _NOT_OFTEN = re.compile(
     r"\b(?:not|don'?t|do\s+not)\b[^.]{0,25}\b(?:that|very|so)\s+(?:often|much|many)\b|\bnot\s+(?:often|much)\b"
@@ -133,7 +132,7 @@ def last_question(text: str) -> str:
 
 def answer_shape(text: str) -> AnswerShape:
     """The form of an answer; CONTENT when it names something beyond yes/no."""
-    low = fold(text.strip())
+    low = fold_in_place(text.strip())
     if PSEUDO_NEGATION.match(low) or _NOT_OFTEN.search(low):
         return AnswerShape.CONTENT  # "Nothing helps my back pain", "I don't drink that often"
     if _UNSURE.match(low):
@@ -152,7 +151,7 @@ def affirms(text: str) -> bool:
 
 def rest_after_marker(text: str) -> tuple[int, str]:
     """ "Да, на пенициллин" -> (offset, "на пенициллин"): what follows a leading yes/no."""
-    low = fold(text)
+    low = fold_in_place(text)
     for pattern in (_NO, _YES):
         m = pattern.match(low.strip())
         if m:
@@ -162,7 +161,3 @@ def rest_after_marker(text: str) -> tuple[int, str]:
                 end += 1
             return end, text[end:]
     return 0, text
-
-
-def is_cjk(text: str) -> bool:
-    return bool(_CJK.search(text))

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..domain.models import Assertion, Clarification, EvidenceKind, Fact, Message, Role, UserMemory
+from ..domain.text import fold_in_place
 from ..domain.transitions import is_current
-from .normalize import find_terms, fold, kinds_for, normalize_name
+from .normalize import find_terms, kinds_for, normalize_name
 from .rules.followups import OLD_VALUE
 
 _PLURAL = re.compile(
@@ -65,7 +66,7 @@ def resolve(
         if not referents:
             out.assertions.append(assertion)  # validation rejects it as unresolved_reference
             continue
-        plural = bool(_PLURAL.search(fold(assertion.evidence)))
+        plural = bool(_PLURAL.search(fold_in_place(assertion.evidence)))
         if len(referents) > 1 and not plural:
             out.clarifications.append(
                 Clarification(
@@ -105,7 +106,7 @@ def _candidates(
     section = assertion.section
     current = [f for f in memory.facts if f.section is section and is_current(f)]
     by_key = {f.key: f for f in current}
-    evidence = fold(assertion.evidence)
+    evidence = fold_in_place(assertion.evidence)
     # 1. Named earlier in this fragment: by the user (already extracted) or in the assistant's words.
     named: dict[str, _Referent] = {}
     for previous in earlier:
@@ -115,7 +116,7 @@ def _candidates(
                 normalized.key, previous.name, normalized.name_normalized, by_key.get(normalized.key)
             )
     for message in messages:
-        if message.role is Role.USER and fold(message.text).find(evidence) >= 0:
+        if message.role is Role.USER and fold_in_place(message.text).find(evidence) >= 0:
             break
         for term in find_terms(kinds_for(section), message.text):
             key = term.entry.key
@@ -136,7 +137,7 @@ def _candidates(
 
 
 def _old_value(evidence: str) -> float | None:
-    m = OLD_VALUE.search(fold(evidence))
+    m = OLD_VALUE.search(fold_in_place(evidence))
     if not m:
         return None
     raw = m.group(1) or m.group(2)

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 from ..domain.models import Fragment, FragmentStatus, Message
-from ..ports import Clock, FragmentGone, FragmentQueue
+from ..errors import FragmentConflict, FragmentGone, FragmentTooLarge
+from ..ports import Clock, FragmentQueue
 
 # Unicode line and paragraph separators that are not "\n": one newline for matching.
 _LINE_BREAKS = {"\u0085": "\n", "\u2028": "\n", "\u2029": "\n", "\r\n": "\n", "\r": "\n", "\x0b": "\n",
@@ -27,14 +28,6 @@ _LINE_BREAKS = {"\u0085": "\n", "\u2028": "\n", "\u2029": "\n", "\r\n": "\n", "\
 # events it applied and the fingerprints of what is done: its stored form may take 300 KB, the
 # rest is headroom for those (bounded: a fragment this size names at most a few hundred facts).
 MAX_FRAGMENT_STORED_BYTES = 300_000
-
-
-class FragmentConflict(Exception):
-    """The fragment id is already used by this user for a different fragment (409)."""
-
-
-class FragmentTooLarge(Exception):
-    """The fragment would not fit its storage (413), refused before anything is stored."""
 
 
 def normalize_for_matching(text: str) -> str:

@@ -24,6 +24,7 @@ from functools import lru_cache
 from importlib import resources
 
 from ..domain.sections import Section
+from ..domain.text import CJK, fold_in_place
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,6 @@ _FUZZY_MIN_LEN = 6
 _FUZZY_WORD = re.compile(r"[a-z]+|[а-я]+")
 
 _TOKEN = re.compile(r"[0-9a-zа-я]+(?:['-][0-9a-zа-я]+)*")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 
 
@@ -117,14 +117,6 @@ _PAIN_WORDS = word_set(
 )
 
 
-def fold(text: str) -> str:
-    """Lower-case, ё->е, typographic apostrophe -> ASCII; always the same length as ``text``."""
-    low = text.lower()
-    if len(low) != len(text):
-        low = "".join((ch.lower() or ch)[:1] for ch in text)
-    return low.replace("ё", "е").replace("’", "'")
-
-
 @lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A deliberately small suffix stripper: enough for inflected drug and disease names to meet."""
@@ -154,7 +146,7 @@ _PAIN_STEMS = frozenset(stem(w) for w in _PAIN_WORDS)
 
 @lru_cache(maxsize=4096)
 def _tokens(text: str) -> tuple[tuple[int, int, str], ...]:
-    return tuple((m.start(), m.end(), stem(m.group(0))) for m in _TOKEN.finditer(fold(text)))
+    return tuple((m.start(), m.end(), stem(m.group(0))) for m in _TOKEN.finditer(fold_in_place(text)))
 
 
 def _phrase_key(text: str) -> str:
@@ -197,8 +189,8 @@ def _index(kinds: tuple[str, ...]) -> _Index:
     for kind in kinds:
         for entry in _table().get(kind, []):
             for alias in (*entry.names.values(), *entry.extra.get("aliases", ())):
-                if _CJK.search(alias):
-                    index.cjk.append((fold(alias), entry))
+                if CJK.search(alias):
+                    index.cjk.append((fold_in_place(alias), entry))
                     continue
                 phrase = _phrase_key(alias)
                 if phrase:
@@ -238,8 +230,8 @@ def find_terms(kinds: tuple[str, ...], text: str, fuzzy: bool = False) -> tuple[
             near = _variant_of(kinds, word)
             if near is not None:
                 found.append(Term(near, start, end))
-    if index.cjk and _CJK.search(text):
-        low, taken = fold(text), list[tuple[int, int]]()
+    if index.cjk and CJK.search(text):
+        low, taken = fold_in_place(text), list[tuple[int, int]]()
         for alias, entry in index.cjk:
             start = low.find(alias)
             if start >= 0 and not any(s < start + len(alias) and start < e for s, e in taken):
@@ -376,7 +368,7 @@ def _content_words(section: Section, text: str) -> list[str]:
 def _split_key(key: str) -> tuple[str, list[str]]:
     """Family-history keys keep their relative apart: "mother:type_2_diabetes" -> ("mother", [...])."""
     prefix, _, rest = key.rpartition(":")
-    return prefix, [w for w in re.split(r"[_+\s]+", fold(rest)) if w]
+    return prefix, [w for w in re.split(r"[_+\s]+", fold_in_place(rest)) if w]
 
 
 def _words_distance(a: list[str], b: list[str]) -> int | None:
@@ -449,7 +441,7 @@ def lookup(section: Section | str, text: str) -> Entry | None:
 def is_known_term(text: str) -> bool:
     """True when the whole text is one entity the table knows ("пенициллин", "Энап", "астма")."""
     content = [t for t in _tokens(text) if t[2] not in _DRUG_NOISE_STEMS and not t[2].isdigit()]
-    if not content and not _CJK.search(text):
+    if not content and not CJK.search(text):
         return False
     terms = find_terms(_ALL_KINDS, text)
     covered = {i for t in terms for i, tok in enumerate(content) if t.start <= tok[0] and tok[1] <= t.end}
@@ -457,7 +449,7 @@ def is_known_term(text: str) -> bool:
 
 
 def _script(text: str) -> str:
-    if _CJK.search(text):
+    if CJK.search(text):
         return "zh"
     return "ru" if _CYRILLIC.search(text) else "en"
 
@@ -490,7 +482,7 @@ def _compose(section: Section, text: str | None) -> Normalized | None:
 
 
 def _plain_words(section: Section, text: str) -> list[str]:
-    words = [m.group(0) for m in _TOKEN.finditer(fold(text))]
+    words = [m.group(0) for m in _TOKEN.finditer(fold_in_place(text))]
     if section is Section.MEDICATIONS:
         words = [w for w in words if w not in _DRUG_NOISE and not w[:1].isdigit()]
     return words
@@ -503,7 +495,7 @@ def _normalize(section: Section, raw: str, hint: str | None) -> Normalized:
         entry = lookup(section, text) if text else None
         if entry is not None:
             if entry.kind in _VALUE_KINDS:
-                return Normalized(" ".join(fold(raw or hint or "").split()), entry.key, entry.code)
+                return Normalized(" ".join(fold_in_place(raw or hint or "").split()), entry.key, entry.code)
             return Normalized(entry.name(lang), entry.key, entry.code)
     near = _fuzzy_lookup(section, raw) or _fuzzy_lookup(section, hint)
     if near is not None:  # "amoxicilin", "метфармин": a spelling of a name the table knows
@@ -512,9 +504,9 @@ def _normalize(section: Section, raw: str, hint: str | None) -> Normalized:
     if composed is not None:
         return composed
     base = (hint or raw or "").strip()
-    words = _plain_words(section, base) or [w for w in fold(base).split() if w]
+    words = _plain_words(section, base) or [w for w in fold_in_place(base).split() if w]
     key = "_".join(stem(w) for w in words) or "unknown"
-    return Normalized(" ".join(words) or fold(base), key[:120])
+    return Normalized(" ".join(words) or fold_in_place(base), key[:120])
 
 
 def normalize_name(section: Section | str, raw: str | None, hint: str | None = None) -> Normalized:

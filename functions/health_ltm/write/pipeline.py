@@ -28,15 +28,14 @@ from ..domain.models import (
 )
 from ..domain.sections import Section, Stage
 from ..domain.transitions import Decision, DecisionContext, decide, is_current
+from ..errors import ConflictError, FragmentGone
 from ..observability import logger, metrics
 from ..ports import (
     ChangeSet,
     Clock,
-    ConflictError,
     Embedder,
     Extractor,
     FactWrite,
-    FragmentGone,
     MemoryRepository,
     SectionClassifier,
     SectionWrite,

@@ -19,8 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..domain.models import Message, Role
+from ..domain.text import IDEOGRAPHS, KANA, fold_in_place
 from .dialogue import question_of
-from .normalize import find_terms, fold, is_known_term, word_set
+from .normalize import find_terms, is_known_term, word_set
 
 MIN_LETTERS = 6
 MAX_GLUE = 6
@@ -35,7 +36,7 @@ _ROW_WORDS_OK = frozenset({"про", "лор"})  # real words that happen to sit
 _VOWELS = frozenset("aeiouyаеиоуыэюя")
 _REPEATED = re.compile(r"^(.{1,2})\1{2,}.?$")
 _CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxzбвгджзйклмнпрстфхцчшщ]{6,}")
-_IDEOGRAPH = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_IDEOGRAPH = re.compile(f"[{KANA}{IDEOGRAPHS}]")
 # An ideograph carries a word's worth of meaning: count it as a word's letters.
 _IDEOGRAPH_LETTERS = 3
 # A bare number answers only a question that asks for one ("How old are you?" / "34").
@@ -129,7 +130,7 @@ def _is_mash_word(word: str) -> bool:
 
 def reject_reason(text: str) -> str | None:
     """Why one user message is noise, or None when it may carry information."""
-    low = fold(text.strip())
+    low = fold_in_place(text.strip())
     ideographs = len(_IDEOGRAPH.findall(low))
     letters = sum(ch.isalpha() for ch in low) + ideographs * (_IDEOGRAPH_LETTERS - 1)
     digits = sum(ch.isdigit() for ch in low)
@@ -151,7 +152,7 @@ def reject_reason(text: str) -> str | None:
 
 
 def _is_filler(text: str) -> bool:
-    words = _WORD.findall(fold(text))
+    words = _WORD.findall(fold_in_place(text))
     return bool(words) and all(w in _FILLERS for w in words) and not any(ch.isdigit() for ch in text)
 
 
@@ -166,7 +167,7 @@ def _gluable(message: Message, reason: str | None) -> bool:
 
 def _anchored(text: str) -> bool:
     """A glued burst must look like a statement about the user's health, not a list of words."""
-    low = fold(text)
+    low = fold_in_place(text)
     words = _WORD.findall(low)
     if any(ch.isdigit() for ch in low) or set(words) & _ANCHORS:
         return True
@@ -193,7 +194,9 @@ def filter_messages(
         if reason in ("one_word", "too_few_letters") and _asks(previous) and known(m.text):
             reason = None
         question = question_of(messages, index) if reason and reason not in _NOISE_EVEN_AS_ANSWER else None
-        if question is not None and (reason != "numbers_only" or _ASKS_NUMBER.search(fold(question.text))):
+        if question is not None and (
+            reason != "numbers_only" or _ASKS_NUMBER.search(fold_in_place(question.text))
+        ):
             reason = None  # an answer to the assistant's question: read it with the question
         reasons.append(reason)
 

@@ -17,9 +17,9 @@ from ..domain.attributes import validate_attributes
 from ..domain.candidates import Candidate
 from ..domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role, Temporality
 from ..domain.sections import ALLOWED_STATUSES, FactStatus, Section
+from ..domain.text import fold  # also imported from here by the bench
 from .normalize import normalize_name
 
-_SPACES = re.compile(r"\s+")
 _PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 # Demographics hold one slot per fact: the slot is the key.
 DEMOGRAPHIC_SLOTS = ("birth_year", "sex", "height_cm", "weight_kg", "city", "pregnancy")
@@ -53,11 +53,6 @@ NO_THING = frozenset(
     }
 )
 _NAME_PUNCTUATION = " .,;:!?\"'«»()[]"
-
-
-def fold(text: str) -> str:
-    """Case-, whitespace- and ё/е-insensitive form for the evidence check."""
-    return _SPACES.sub(" ", text.casefold().replace("ё", "е")).strip()
 
 
 @dataclass(frozen=True)

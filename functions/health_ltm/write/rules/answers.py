@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from ...domain.attributes import Relative
 from ...domain.models import AssertionKind, EvidenceKind, Experiencer
 from ...domain.sections import SECTIONS_WITH_STATUS, FactStatus, Section
+from ...domain.text import CJK, fold_in_place
 from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
-from ..normalize import Term, find_terms, fold, kinds_for, normalize_name, word_set
+from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
 from .dates import parse_number
 from .medication_details import details
@@ -130,7 +131,6 @@ _ABOUT_OTHERS = rx(
 )
 # "Has she been vomiting?", "Is his cough productive?": a question about someone else.
 _THIRD_PERSON = rx(r"\b(?:he|she|his|her|him|hers)\b|\b(?:он|она|его|её|ее|него|неё|нее|ему|ей)\b|他|她")
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _EXAMPLES = rx(r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像")
 _STILL = rx(r"\bstill\b|\bдо\s+сих\s+пор\b|\bвсё\s+ещё\b|\bвсе\s+еще\b|\bпо-прежнему\b|还在|仍然")
 # A topic the user opens with ("из лекарств —", "as for medications,", "药的话，").
@@ -193,7 +193,7 @@ class Question:
 
 def read_question(text: str) -> Question:
     asked = last_question(text)
-    low = fold(asked)
+    low = fold_in_place(asked)
     # "allergies to medicines, foods or anything else?" lists examples; "any other problems?" narrows.
     narrowing = _OR_ANYTHING_ELSE.sub(" ", low)
     question = Question(
@@ -342,7 +342,7 @@ _BARE_TAG = rx(
 def summary_sentence(question_text: str) -> str:
     """The sentence a yes confirms: the asking one, or the one before a bare "Is that right?"."""
     asked = last_question(question_text)
-    if _BARE_TAG.match(fold(asked)):
+    if _BARE_TAG.match(fold_in_place(asked)):
         before = question_text.strip()[: question_text.strip().rfind(asked)].strip()
         if before:
             return last_question(before)
@@ -353,7 +353,7 @@ def restated(question_text: str) -> str | None:
     """The assistant's summary in the user's first person, when it is one ("So you take X,
     right?" -> "So I take X"); None for a plain question ("Do you smoke?")."""
     asked = summary_sentence(question_text)
-    low = fold(asked)
+    low = fold_in_place(asked)
     if not _RESTATEMENT.search(low) and _ASKS_YES_NO.search(low):
         return None
     if not re.search(r"\b(?:you|your|вы|вас|ваш)\b", low):
@@ -374,12 +374,12 @@ _FOLLOW_UP = rx(
 def follows_up(question_text: str) -> bool:
     """A short question that leans on the previous one ("Do you know their names?", "Which one?")."""
     asked = last_question(question_text)
-    return len(asked.split()) <= 8 and bool(_FOLLOW_UP.search(fold(asked)))
+    return len(asked.split()) <= 8 and bool(_FOLLOW_UP.search(fold_in_place(asked)))
 
 
 def user_topic(text: str) -> tuple[str, int] | None:
     """A message that names its own topic first: (the topic as a question, where the answer starts)."""
-    m = _TOPIC_OPENER.match(fold(text))
+    m = _TOPIC_OPENER.match(fold_in_place(text))
     return (text[: m.end()], m.end()) if m else None
 
 
@@ -401,17 +401,17 @@ _TOPIC_OF = {(section, slot): pattern for section, slot, pattern in _TOPICS}
 def _denied(question: Question, answer: str) -> list[Draft]:
     drafts: list[Draft] = []
     subjects = question.subjects
-    contrast = _CONTRAST.search(fold(answer))
+    contrast = _CONTRAST.search(fold_in_place(answer))
     if contrast and len(subjects) > 1:
         # "I don't smoke, but I drink a little": the no is about what comes before the "but".
-        denied_part = fold(answer)[: contrast.start()]
+        denied_part = fold_in_place(answer)[: contrast.start()]
         subjects = [
             s
             for s in subjects
             if (pattern := _TOPIC_OF.get((s.section, s.slot))) is not None and pattern.search(denied_part)
         ]
     for subject in subjects:
-        if subject.terms and _BEFORE.search(fold(question.text)):
+        if subject.terms and _BEFORE.search(fold_in_place(question.text)):
             continue  # "back pain before this injury?" / "no": nothing about the back pain now
         if subject.terms:
             drafts += _terms_with_status(
@@ -518,8 +518,8 @@ def _terms_with_status(
 
 
 def _names_something(rest: str) -> bool:
-    words = [w for w in re.findall(r"[^\W\d_]+", fold(rest)) if w not in _NOT_A_NAME]
-    return bool(words) or bool(re.search(r"\d", rest)) or bool(re.search(r"[\u3400-\u9fff]", rest))
+    words = [w for w in re.findall(r"[^\W\d_]+", fold_in_place(rest)) if w not in _NOT_A_NAME]
+    return bool(words) or bool(re.search(r"\d", rest)) or bool(CJK.search(rest))
 
 
 def _content(
@@ -532,7 +532,7 @@ def _content(
         elif subject.slot == "birth_year":
             drafts += _age(answer, ctx)
         elif subject.slot == "pregnancy":
-            if not negative and re.search(r"\d|week|month|недел|месяц|周|月", fold(answer)):
+            if not negative and re.search(r"\d|week|month|недел|месяц|周|月", fold_in_place(answer)):
                 drafts += _affirmed(Question(question.text, [subject]), answer, ctx)
         elif subject.section in _LISTED_KINDS:
             drafts += _named(subject, answer, offset, negative)
@@ -558,7 +558,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
     section = subject.section
     kinds = _LISTED_KINDS[section]
     text = answer
-    low = fold(text)
+    low = fold_in_place(text)
     found: list[tuple[int, int, Term | None]] = []
     for known in find_terms(kinds, text[offset:]):
         found.append((offset + known.start, offset + known.end, known))
@@ -661,7 +661,7 @@ def _unknown_names(
 ) -> list[tuple[int, int, Term | None]]:
     """List items the table does not know but that look like a drug/allergen name."""
     out: list[tuple[int, int, Term | None]] = []
-    low = fold(text)
+    low = fold_in_place(text)
     cursor = offset
     pieces = [*_ITEM_SPLIT.finditer(low, offset), None]
     for piece in pieces:
@@ -672,7 +672,7 @@ def _unknown_names(
         lead = _ITEM_LEAD.match(chunk.strip())
         a += len(chunk) - len(chunk.lstrip()) + (lead.end() if lead else 0)
         m = re.match(r"([^\W\d_][\w-]*)", text[a:b])
-        if not m or _CJK_CHAR.search(m.group(1)):
+        if not m or CJK.search(m.group(1)):
             continue  # Chinese names come from the table (rules/chinese.py), not from word shapes
         word_start, word_end = a + m.start(1), a + m.end(1)
         if any(s <= word_start < e for s, e, _ in known):
@@ -693,7 +693,7 @@ def _unknown_names(
 
 
 def _habit(slot: str, answer: str) -> list[Draft]:
-    low = fold(answer)
+    low = fold_in_place(answer)
     if _QUIT.search(low):
         return [
             _draft(
@@ -727,7 +727,7 @@ def _habit(slot: str, answer: str) -> list[Draft]:
 def _age(answer: str, ctx: Context) -> list[Draft]:
     if ctx.today is None:
         return []
-    m = re.search(r"\b(\d{1,3})\b|^\s*([a-z]+(?:[\s-][a-z]+)?)\s*(?:years?|yrs?|$)", fold(answer))
+    m = re.search(r"\b(\d{1,3})\b|^\s*([a-z]+(?:[\s-][a-z]+)?)\s*(?:years?|yrs?|$)", fold_in_place(answer))
     if not m:
         return []
     age = parse_number(m.group(1) or m.group(2) or "")

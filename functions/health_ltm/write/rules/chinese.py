@@ -18,6 +18,7 @@ from datetime import date
 from ...domain.attributes import Relative
 from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
+from ...domain.text import CJK
 from ..normalize import Term, find_terms, kinds_for, normalize_name
 from .text import Context, Draft, Sentence
 
@@ -35,14 +36,13 @@ SECTIONS = frozenset(
     }
 )
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _PUNCT = " \t，。！？；：、,.!?;:（）()「」“”\"'…"
 _ZH_NUM = r"(?:\d{1,3}|[零〇一二两三四五六七八九十百]{1,5})"
 _DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
-    if not _CJK.search(s.text):
+    if not CJK.search(s.text):
         return []
     return [
         *_allergies(s),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..normalize import fold, word_set
+from ...domain.text import fold_in_place
+from ..normalize import word_set
 
 # Forms the suffix heuristics get wrong (feminine -а cities, indeclinables, nicknames).
 _KNOWN = {
@@ -77,11 +78,11 @@ def city_nominative(raw: str, case: str) -> str | None:
     if case == "en":
         picked = [w for w in words if w[:1].isupper()] if words[0][:1].isupper() else []
         picked = picked[: next((i for i, w in enumerate(words) if not w[:1].isupper()), len(words))]
-        name = " ".join(picked) or (raw if fold(raw) in _KNOWN else "")
-        if not name or fold(name) in _NOT_CITIES:
+        name = " ".join(picked) or (raw if fold_in_place(raw) in _KNOWN else "")
+        if not name or fold_in_place(name) in _NOT_CITIES:
             return None
-        return _KNOWN.get(fold(name), name)
-    low = [fold(w) for w in words]
+        return _KNOWN.get(fold_in_place(name), name)
+    low = [fold_in_place(w) for w in words]
     two = " ".join(_stem(w, case) for w in low[:2])
     if len(low) > 1 and two in _KNOWN:
         return _KNOWN[two]

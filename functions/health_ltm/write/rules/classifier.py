@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 
 from ...domain.models import Message, Role
 from ...domain.sections import Section
-from ..normalize import find_terms, fold
+from ...domain.text import fold_in_place
+from ..normalize import find_terms
 from .extractor import RuleExtractor
 from .text import rx
 
@@ -61,7 +62,7 @@ class RuleSectionClassifier:
         for message in messages:
             if message.role is not Role.USER:
                 continue
-            low = fold(message.text)
+            low = fold_in_place(message.text)
             found.update(section for section, pattern in _LEXICON.items() if pattern.search(low))
             if find_terms(("drug",), message.text):
                 found.add(Section.MEDICATIONS)

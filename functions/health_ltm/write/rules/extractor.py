@@ -17,9 +17,10 @@ from pydantic import ValidationError
 from ...domain.attributes import Relative, validate_attributes
 from ...domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role
 from ...domain.sections import Section
+from ...domain.text import fold_in_place
 from ...ports import Clock
 from ..dialogue import affirms, question_of
-from ..normalize import fold, normalize_name
+from ..normalize import normalize_name
 from . import (
     allergies,
     answers,
@@ -98,7 +99,7 @@ class RuleExtractor:
                 if not d.retracted
             )
             if question is not None or topic is not None:
-                whole = Sentence(message.text, fold(message.text), ())
+                whole = Sentence(message.text, fold_in_place(message.text), ())
                 subject = question.text if question is not None else topic[0]  # type: ignore[index]
                 correction = any(c for _, _, c, _ in drafts)
                 remember = any(r for _, _, _, r in drafts)
@@ -153,7 +154,7 @@ class RuleExtractor:
             assertion = _assertion(draft, sentence, correction, remember) if draft.section in wanted else None
             if assertion is None or draft.retracted:
                 continue
-            if assertion.name and fold(assertion.name) not in fold(asked):
+            if assertion.name and fold_in_place(assertion.name) not in fold_in_place(asked):
                 continue  # the name must be the assistant's own words, which the user confirmed
             out.append(
                 assertion.model_copy(

@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 
 from ...domain.sections import FactStatus, Section
+from ...domain.text import CJK
 from .chinese import about_the_user
 from .dates import find_date
 from .medication_details import DOSE, _dose_match
 from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 _PRONOUN = (
     r"(?:it|them|those|these|that\s+one|those\s+ones|the\s+(?:pills?|meds|medications?|tablets?|drugs?)"
@@ -60,7 +59,7 @@ OLD_VALUE = re.compile(
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if third_party_before(s, 0) and not re.search(r"\b(?:me|мне|меня)\b", s.low):
         return []
-    if _CJK.search(s.text) and not about_the_user(s, max(len(s.text) - 1, 0)):
+    if CJK.search(s.text) and not about_the_user(s, max(len(s.text) - 1, 0)):
         return []  # "我妈妈停药了", "如果不舒服就停了": not the user's own change
     stopped = _STOPPED.search(s.low)
     if stopped and not hypothetical(s, stopped.start()):

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
+from ...domain.text import CJK
 from ..normalize import find_terms, normalize_name, word_set
 from .dates import find_date, find_since
 from .medication_details import details, dose_near
 from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 SECTIONS = frozenset({Section.MEDICATIONS})
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _DRUG = ("drug",)
 _OTHER_KINDS = ("allergen", "lifestyle", "condition", "symptom")
 
@@ -123,7 +123,7 @@ class _Cue:
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
-    if _CJK.search(s.text):
+    if CJK.search(s.text):
         return []  # Chinese is read by rules/chinese.py
     cues = _cues(s)
     drugs = _drugs(s, cues)

@@ -14,7 +14,7 @@ from typing import Any
 from ...domain.attributes import Relative
 from ...domain.models import AssertionKind, EvidenceKind, Experiencer, Temporality
 from ...domain.sections import FactStatus, Section
-from ..normalize import fold
+from ...domain.text import fold_in_place
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])\s*|\n+")  # CJK needs no space
 # Hard clause boundaries: punctuation and contrast conjunctions ("аллергий нет, а на пенициллин...").
@@ -62,7 +62,7 @@ def split_sentences(text: str) -> list[Sentence]:
         end = m.start() if m else len(text)
         piece = text[pos:end]
         if piece.strip():
-            low = fold(piece)
+            low = fold_in_place(piece)
             breaks = tuple(sorted({b for m2 in _CLAUSE_BREAK.finditer(low) for b in (m2.start(), m2.end())}))
             out.append(Sentence(piece, low, breaks))
         pos = m.end() if m else len(text)

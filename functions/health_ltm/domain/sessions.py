@@ -10,7 +10,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from ..domain.models import Message, Role
+from .models import Message, Role
 
 
 class Turn(BaseModel):
