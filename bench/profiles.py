@@ -29,7 +29,15 @@ from typing import Any
 
 from health_ltm.domain.candidates import Candidate
 from health_ltm.domain.ids import new_ulid
-from health_ltm.domain.models import Assertion, Experiencer, Fact, HistoryEvent, Provenance, SectionState
+from health_ltm.domain.models import (
+    Assertion,
+    Experiencer,
+    Fact,
+    HistoryEvent,
+    Provenance,
+    SectionState,
+    is_ended,
+)
 from health_ltm.domain.sections import FactStatus, Section, Stage
 from health_ltm.domain.transitions import DecisionContext, decide
 from health_ltm.ports import ChangeSet, FactWrite, SectionWrite
@@ -401,7 +409,8 @@ def _chunks(
         current.sections.append(section_write)
         size += 2
     for fact_write, later in writes:
-        cost = 3 + len(later)
+        # the fact, its history event, its key guard, the whole fact of an ended one, later events
+        cost = 3 + is_ended(fact_write.fact) + len(later)
         if size + cost > MAX_TRANSACTION_ITEMS:
             yield current
             current, size = ChangeSet(), 0

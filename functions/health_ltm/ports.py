@@ -86,11 +86,15 @@ class MemoryRepository(Protocol):
     calls: int  # storage round trips, counted for tests and benchmarks
 
     # read path
-    def load_memory(self, user_id: str, sections: Sequence[Section] | None = None) -> UserMemory:
+    def load_memory(
+        self, user_id: str, sections: Sequence[Section] | None = None, ended: bool = True
+    ) -> UserMemory:
         """Without sections: everything under CTX# (one Query, plus pages). With sections: the
         small always-read items (section states, clarifications, pending mentions, summary) and the
         facts and documented facts of those sections only, one Query per contiguous run of
-        sections, in parallel (storage.keys.read_ranges; at most storage.keys.max_read_ranges())."""
+        sections, in parallel (storage.keys.read_ranges; at most storage.keys.max_read_ranges()).
+        ``ended=False``: the sections' ended facts (stopped, resolved, deprecated, deleted) come as
+        briefs in ``UserMemory.ended`` and are not read whole (a question about the present)."""
         ...
 
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None: ...

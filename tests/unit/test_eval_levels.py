@@ -123,9 +123,7 @@ def test_transitions_level_runs_every_case_without_crashing():
     assert not [f for f in result["failures"] if any(p.startswith("raised") for p in f["problems"])]
     # every category of the shared case table is reported (tests/unit/test_transitions.py checks
     # the table covers every kind of transition)
-    from bench.eval import transitions as table
-
-    assert set(result["per_category"]) == {case["category"] for case in table.load_cases()}
+    assert set(result["per_category"]) == {case["category"] for case in transitions.load_cases()}
 
 
 def test_extraction_level_matches_by_normalised_key(offline):

@@ -356,19 +356,83 @@ def test_a_section_scoped_load_reads_only_the_asked_sections(repository, asked):
     assert [c.id for c in memory.clarifications] == ["c1"]
     assert [p.fragment_id for p in memory.pending] == ["frag-1"]
     assert (memory.summary, memory.summary_fingerprint) == ("summary", "fp")
-    # Nothing of the other sections was read: exactly the asked sections' items and the small ones.
+    # Nothing of the other sections was read: exactly the asked sections' items and the small ones
+    # (an ended fact is two items: its brief in the section, the whole fact in the ended block).
     documented = 1 if Section.MEDICATIONS in asked else 0
-    assert repository.items_read - items_before == len(expected_ids) + documented + ALWAYS_ITEMS
+    ended = 1 if Section.MEDICATIONS in asked else 0  # the stopped ibuprofen
+    assert repository.items_read - items_before == len(expected_ids) + ended + documented + ALWAYS_ITEMS
     # One round trip per key range, bounded.
-    assert repository.calls - calls_before == len(keys.read_ranges(asked)) <= keys.max_read_ranges()
+    ranges = len(keys.read_ranges(asked)) + len(keys.ended_ranges(asked))
+    assert repository.calls - calls_before == ranges <= 2 * keys.max_read_ranges()
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        [Section.MEDICATIONS],
+        [Section.MEDICATIONS, Section.CHRONIC_CONDITIONS, Section.ALLERGIES],
+        list(Section),
+    ],
+    ids=lambda a: "+".join(s.value[:4] for s in a),
+)
+def test_a_question_about_the_present_reads_ended_facts_in_brief(repository, asked):
+    from health_ltm.storage import keys
+
+    by_section = seeded(repository)
+    stopped_id = _stopped_ibuprofen(repository)
+    items_before, calls_before = repository.items_read, repository.calls
+    memory = repository.load_memory("alice", asked, ended=False)
+    current = {i for s in asked for i in by_section.get(s, [])} - {stopped_id}
+    assert {f.id for f in memory.facts} == current
+    briefs = [(b.section, b.key, b.status) for b in memory.ended]
+    assert briefs == (
+        [(Section.MEDICATIONS, "ibuprofen", FactStatus.STOPPED)] if Section.MEDICATIONS in asked else []
+    )
+    documented = 1 if Section.MEDICATIONS in asked else 0
+    assert repository.items_read - items_before == len(current) + len(briefs) + documented + ALWAYS_ITEMS
+    assert repository.calls - calls_before == len(keys.read_ranges(asked))  # the ended block is not read
+    # the whole fact is still there for a history question, for the write path and by id
+    stopped = repository.get_fact("alice", stopped_id)
+    assert stopped is not None and stopped.name_normalized and stopped.status is FactStatus.STOPPED
+    whole = repository.load_memory("alice")
+    assert {f.id for f in whole.facts} == {i for ids in by_section.values() for i in ids} and not whole.ended
+
+
+def _stopped_ibuprofen(repository) -> str:
+    (fact,) = [f for f in repository.load_memory("alice").facts if f.key == "ibuprofen"]
+    return fact.id
+
+
+def test_a_fact_that_ends_and_comes_back_moves_between_the_blocks(repository):
+    from health_ltm.domain.transitions import user_edit
+
+    seeded(repository)
+    fact = repository.get_fact("alice", _stopped_ibuprofen(repository))
+    assert fact is not None
+    ctx = DecisionContext(now=T0, new_id=new_ulid, fragment_id=None, session_id="s1")
+    again = user_edit(fact, {"status": FactStatus.ACTIVE}, ctx)
+    repository.apply(
+        "alice", None, ChangeSet(facts=[FactWrite(again.fact, again.event, again.expected_version)])
+    )
+    present = repository.load_memory("alice", [Section.MEDICATIONS], ended=False)
+    assert "ibuprofen" in {f.key for f in present.facts} and present.ended == []
+    assert len([f for f in repository.load_memory("alice").facts if f.key == "ibuprofen"]) == 1
+    # a stale writer still meets the version condition on the one key
+    with pytest.raises(ConflictError):
+        repository.apply(
+            "alice", None, ChangeSet(facts=[FactWrite(again.fact, again.event, again.expected_version)])
+        )
 
 
 def test_a_drug_question_with_the_safety_sections_is_one_query(repository):
     seeded(repository)
     before = repository.calls
     drug = [Section.MEDICATIONS, Section.CHRONIC_CONDITIONS, Section.ALLERGIES, Section.DEMOGRAPHICS]
-    repository.load_memory("alice", drug)
+    repository.load_memory("alice", drug, ended=False)  # a question about the present
     assert repository.calls - before == 1  # four adjacent sections with the small items among them
+    before = repository.calls
+    repository.load_memory("alice", drug)  # with the ended facts whole: their block too
+    assert repository.calls - before == 2
 
 
 def test_a_load_without_sections_reads_everything_in_one_range(repository):
@@ -378,11 +442,15 @@ def test_a_load_without_sections_reads_everything_in_one_range(repository):
     assert repository.calls - before == 1
     assert {f.id for f in memory.facts} == {i for ids in by_section.values() for i in ids}
     assert len(memory.documented) == 1 and memory.sections and memory.pending and memory.clarifications
-    # Same order in both implementations: by section rank, then by id.
-    ranked = [f.section for f in memory.facts]
+    # Same order in both implementations: the ended facts' block first, then the current ones,
+    # each by section rank, then by id.
+    from health_ltm.domain.models import is_ended
     from health_ltm.storage import keys
 
-    assert ranked == sorted(ranked, key=keys.section_tag)
+    ended = [f.section for f in memory.facts if is_ended(f)]
+    current = [f.section for f in memory.facts if not is_ended(f)]
+    assert [f.section for f in memory.facts] == ended + current
+    assert ended == sorted(ended, key=keys.section_tag) and current == sorted(current, key=keys.section_tag)
 
 
 def test_facts_are_found_by_id_alone_in_any_section(repository):

@@ -182,7 +182,34 @@ def test_dynamodb_counts_the_bytes_it_reads_and_runs_the_ranges_in_parallel(dyna
     asked = [Section.VACCINATIONS, Section.ALLERGIES, Section.SYMPTOMS]
     ranges = keys.read_ranges(asked)
     before = repo.bytes_read
-    repo.load_memory("alice", asked)
+    repo.load_memory("alice", asked, ended=False)  # a question about the present
     expected = sum(v for sk, v in size.items() if _inside(sk, ranges))
     assert repo.bytes_read - before == expected < sum(size.values())
     assert len(threads) == len(ranges) == 4 and len(set(threads)) > 1
+
+
+def test_an_ended_fact_written_whole_in_its_section_is_split_into_a_brief_and_the_fact():
+    from health_ltm.domain.ids import new_ulid
+    from health_ltm.domain.models import EndedFact, Fact
+    from health_ltm.domain.sections import FactStatus, Stage
+    from health_ltm.storage.migrate import split_ended
+    from tests.conftest import T0
+
+    stopped = Fact(
+        id=new_ulid(), section=Section.MEDICATIONS, key="ibuprofen", name_raw="ибупрофен",
+        name_normalized="ибупрофен", status=FactStatus.STOPPED, stage=Stage.ACTIVE,
+        first_mentioned_at=T0, last_confirmed_at=T0, source_fragment_ids=["f1"],
+    )  # fmt: skip
+    item = {
+        "PK": {"S": keys.user_pk("alice")}, "SK": {"S": keys.fact_sk(stopped.section, stopped.id)},
+        "kind": {"S": "fact"}, "section": {"S": "medications"}, "version": {"N": "1"},
+        "data": {"S": stopped.model_dump_json()},
+    }  # fmt: skip
+    brief, whole = split_ended(item)
+    assert brief["SK"] == item["SK"] and brief["kind"] == {"S": "ended"}
+    assert brief["version"] == item["version"]  # the conditions stay on the section's key
+    assert EndedFact.model_validate_json(brief["data"]["S"]) == EndedFact.of(stopped)
+    assert whole["SK"]["S"] == keys.ended_sk(stopped.section, stopped.id) and whole["data"] == item["data"]
+    assert split_ended(brief) == [brief] and split_ended(whole) == [whole]  # idempotent
+    migrated, moved = migrate_items([item])
+    assert moved == 1 and migrated == [brief, whole]

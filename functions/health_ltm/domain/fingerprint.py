@@ -6,9 +6,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from .models import Fact
+from .models import EndedFact, Fact
 
 
-def facts_fingerprint(facts: Iterable[Fact]) -> str:
+def facts_fingerprint(facts: Iterable[Fact | EndedFact]) -> str:
+    """Over ids and versions only: a memory loaded with its ended facts in brief
+    (``UserMemory.ended``) has the same fingerprint as one loaded whole."""
     versions = sorted(f"{f.id}:{f.version}" for f in facts)
     return hashlib.blake2b("|".join(versions).encode(), digest_size=12).hexdigest()

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .sections import FactStatus, Section, SectionStatus, Stage
+from .sections import HISTORICAL_STATUSES, FactStatus, Section, SectionStatus, Stage
 
 
 class Role(StrEnum):
@@ -102,6 +102,59 @@ class Fact(BaseModel):
     @property
     def is_deleted(self) -> bool:
         return self.deleted_at is not None
+
+
+class EndedFact(BaseModel):
+    """What a question about the present needs of a fact that ended (stopped, resolved, deprecated
+    or deleted): that the section was discussed, which conversations it came from, and its key and
+    status for a document to be compared with. The whole fact is stored apart; only a history
+    question (or the write path) reads it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    section: Section
+    key: str
+    status: FactStatus
+    stage: Stage
+    deleted: bool = False
+    last_confirmed_at: datetime
+    source_fragment_ids: list[str] = Field(default_factory=list)
+    version: int = 1
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted
+
+    @classmethod
+    def of(cls, fact: Fact) -> EndedFact:
+        return cls(
+            id=fact.id,
+            section=fact.section,
+            key=fact.key,
+            status=fact.status,
+            stage=fact.stage,
+            deleted=fact.is_deleted,
+            last_confirmed_at=fact.last_confirmed_at,
+            source_fragment_ids=list(fact.source_fragment_ids),
+            version=fact.version,
+        )
+
+
+def is_ended(fact: Fact) -> bool:
+    """Off the current record: no question about the present shows it (stored apart)."""
+    return fact.is_deleted or fact.stage is Stage.DEPRECATED or fact.status in HISTORICAL_STATUSES
+
+
+def was_ended(snapshot: dict[str, Any] | None) -> bool:
+    """``is_ended`` of a history event's ``before`` snapshot (None: the fact is new)."""
+    if not snapshot:
+        return False
+    return (
+        bool(snapshot.get("deleted"))
+        or snapshot.get("stage") == Stage.DEPRECATED.value
+        or snapshot.get("status") in {s.value for s in HISTORICAL_STATUSES}
+    )
 
 
 class HistoryEvent(BaseModel):
@@ -246,6 +299,9 @@ class UserMemory(BaseModel):
     """Everything the read path needs about a user, loaded with one query."""
 
     facts: list[Fact] = Field(default_factory=list)
+    # Ended facts of the loaded sections, in brief, when their whole facts were not loaded (a
+    # question about the present); empty when ``facts`` holds them.
+    ended: list[EndedFact] = Field(default_factory=list)
     documented: list[Fact] = Field(default_factory=list)
     sections: dict[Section, SectionState] = Field(default_factory=dict)
     clarifications: list[Clarification] = Field(default_factory=list)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.metrics import MetricUnit
@@ -18,7 +17,6 @@ from aws_lambda_powertools.metrics import MetricUnit
 from .. import wiring
 from ..chat.service import chat_turn
 from ..chat.sessions import BufferPolicy, SessionBuffers
-from ..errors import BufferBusy, ModelTimeout, ModelUnavailable, NoChatModel
 from ..observability import logger, metrics
 from ..settings import get_settings
 from . import errors
@@ -27,28 +25,6 @@ from .auth import current_user_id
 from .routing import SessionId, documented, problem_response, rate_limited_response, require_json
 
 router = Router()
-
-
-class ChatModelFailed(Exception):
-    def __init__(self, timeout: bool) -> None:
-        super().__init__("timeout" if timeout else "unavailable")
-        self.timeout = timeout
-
-
-@router.exception_handler(ChatModelFailed)
-def _chat_model_failed(exc: ChatModelFailed) -> Response:
-    if exc.timeout:
-        return errors.problem(
-            504, "Model timeout", "the model did not answer in time; your message was kept for memory"
-        )
-    return errors.problem(
-        503, "Model unavailable", "the model is unavailable right now; your message was kept for memory"
-    )
-
-
-@router.exception_handler(BufferBusy)
-def _buffer_busy(exc: BufferBusy) -> Response:
-    return errors.problem(409, "Conflict", "the session is being updated by another request; retry")
 
 
 @router.post(
@@ -73,26 +49,21 @@ def post_chat(body: Annotated[ChatIn, Body()]) -> ChatOut:
         raise errors.PayloadTooLarge(f"at most {settings.max_message_chars} characters per message")
     user_id = current_user_id(router)
     _count_turn(user_id)
-    try:
-        result = chat_turn(
-            repository=wiring.repository(),
-            queue=wiring.fragment_queue(),
-            clock=wiring.clock(),
-            new_id=wiring.id_factory(),
-            classifier=wiring.query_classifier(),
-            model=wiring.chat_model(),
-            settings=settings,
-            user_id=user_id,
-            session_id=body.session_id,
-            message=body.message,
-            locale=body.locale,
-            embedder=wiring.embedder(),
-            vector_index=wiring.vector_index(),
-        )
-    except NoChatModel as exc:
-        raise errors.ModelNotConfigured(str(exc)) from None
-    except ModelUnavailable as exc:
-        raise ChatModelFailed(timeout=isinstance(exc, ModelTimeout)) from None
+    result = chat_turn(
+        repository=wiring.repository(),
+        queue=wiring.fragment_queue(),
+        clock=wiring.clock(),
+        new_id=wiring.id_factory(),
+        classifier=wiring.query_classifier(),
+        model=wiring.chat_model(),
+        settings=settings,
+        user_id=user_id,
+        session_id=body.session_id,
+        message=body.message,
+        locale=body.locale,
+        embedder=wiring.embedder(),
+        vector_index=wiring.vector_index(),
+    )
     return ChatOut(
         answer=result.answer,
         context_used=ContextUsed(

@@ -6,6 +6,7 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Callable
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import (
@@ -19,7 +20,18 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
 
-from ..errors import InvalidEdit, NotFound, StaleVersion
+from ..errors import (
+    BufferBusy,
+    FragmentConflict,
+    FragmentTooLarge,
+    InvalidDocument,
+    InvalidEdit,
+    ModelTimeout,
+    ModelUnavailable,
+    NoChatModel,
+    NotFound,
+    StaleVersion,
+)
 from ..observability import logger
 from .api_models import Problem
 
@@ -29,10 +41,6 @@ class PayloadTooLarge(Exception):
 
 
 class UnsupportedMediaType(Exception):
-    pass
-
-
-class ModelNotConfigured(Exception):
     pass
 
 
@@ -60,32 +68,45 @@ def require_json(app: APIGatewayRestResolver) -> None:
         raise UnsupportedMediaType("send application/json")
 
 
+# The exceptions answered with one fixed problem each, by status: (classes, status, title, detail).
+# A detail of None shows the exception's own message (service messages never carry user input).
+# Powertools picks a handler by the exception's MRO, so a subclass listed here (ModelTimeout) wins
+# over its base (ModelUnavailable).
+_PROBLEMS: tuple[tuple[tuple[type[Exception], ...], int, str, str | None], ...] = (
+    ((UnauthorizedError,), 401, "Unauthorized", "a valid token is required"),
+    ((ForbiddenError,), 403, "Forbidden", "not allowed for this caller"),
+    ((BufferBusy,), 409, "Conflict", "the session is being updated by another request; retry"),
+    ((FragmentConflict,), 409, "Conflict", None),
+    ((StaleVersion,), 412, "Precondition failed", "the fact changed since you read it; fetch it again"),
+    ((PayloadTooLarge, FragmentTooLarge), 413, "Payload too large", None),
+    (
+        (UnsupportedMediaType, RequestUnsupportedContentType),
+        415,
+        "Unsupported media type",
+        "send application/json",
+    ),
+    ((InvalidEdit,), 422, "Invalid edit", None),
+    ((InvalidDocument,), 422, "Invalid document", None),
+    ((NoChatModel,), 503, "Model not configured", None),
+    (
+        (ModelUnavailable,),
+        503,
+        "Model unavailable",
+        "the model is unavailable right now; your message was kept for memory",
+    ),
+    (
+        (ModelTimeout,),
+        504,
+        "Model timeout",
+        "the model did not answer in time; your message was kept for memory",
+    ),
+)
+
+
 def register(app: APIGatewayRestResolver) -> None:
-    @app.exception_handler(RequestValidationError)
-    def _invalid(exc: RequestValidationError) -> Response:
-        # Only where and what kind of error, never the offending value (it may be health data).
-        parts = []
-        for error in exc.errors()[:10]:
-            location = ".".join(str(p) for p in error.get("loc", ()))
-            parts.append(f"{location}: {error.get('type', 'invalid')}")
-        return problem(422, "Invalid request", "; ".join(parts) or "invalid request")
-
-    @app.exception_handler(UnauthorizedError)
-    def _unauthorized(exc: UnauthorizedError) -> Response:
-        return problem(401, "Unauthorized", "a valid token is required")
-
-    @app.exception_handler(ForbiddenError)
-    def _forbidden(exc: ForbiddenError) -> Response:
-        return problem(403, "Forbidden", "not allowed for this caller")
-
-    @app.exception_handler(PayloadTooLarge)
-    def _too_large(exc: PayloadTooLarge) -> Response:
-        return problem(413, "Payload too large", str(exc))
-
-    @app.exception_handler(UnsupportedMediaType)
-    @app.exception_handler(RequestUnsupportedContentType)
-    def _media(exc: Exception) -> Response:
-        return problem(415, "Unsupported media type", "send application/json")
+    """Every exception -> HTTP answer of the API, in one place (routes only raise)."""
+    for classes, status, title, detail in _PROBLEMS:
+        app.exception_handler(list(classes))(_fixed_problem(status, title, detail))
 
     @app.exception_handler(NotFound)
     @app.exception_handler(NotFoundError)
@@ -98,23 +119,20 @@ def register(app: APIGatewayRestResolver) -> None:
             return response
         return problem(404, "Not found", "no such route or item")
 
-    @app.exception_handler(StaleVersion)
-    def _stale(exc: StaleVersion) -> Response:
-        return problem(412, "Precondition failed", "the fact changed since you read it; fetch it again")
-
-    @app.exception_handler(InvalidEdit)
-    def _invalid_edit(exc: InvalidEdit) -> Response:
-        return problem(422, "Invalid edit", str(exc))
+    @app.exception_handler(RequestValidationError)
+    def _invalid(exc: RequestValidationError) -> Response:
+        # Only where and what kind of error, never the offending value (it may be health data).
+        parts = []
+        for error in exc.errors()[:10]:
+            location = ".".join(str(p) for p in error.get("loc", ()))
+            parts.append(f"{location}: {error.get('type', 'invalid')}")
+        return problem(422, "Invalid request", "; ".join(parts) or "invalid request")
 
     @app.exception_handler(TooManyRequests)
     def _too_many(exc: TooManyRequests) -> Response:
         response = problem(429, "Too many requests", str(exc))
         response.headers["Retry-After"] = str(exc.retry_after_s)
         return response
-
-    @app.exception_handler(ModelNotConfigured)
-    def _no_model(exc: ModelNotConfigured) -> Response:
-        return problem(503, "Model not configured", str(exc))
 
     @app.exception_handler(ServiceError)
     def _service(exc: ServiceError) -> Response:
@@ -126,6 +144,13 @@ def register(app: APIGatewayRestResolver) -> None:
         # The type only: exception messages can carry input values.
         logger.error("unhandled error", extra={"error_type": type(exc).__name__})
         return problem(500, "Internal error", "internal error")
+
+
+def _fixed_problem(status: int, title: str, detail: str | None) -> Callable[[Exception], Response]:
+    def handle(exc: Exception) -> Response:
+        return problem(status, title, str(exc) if detail is None else detail)
+
+    return handle
 
 
 def _allowed_methods(app: APIGatewayRestResolver) -> list[str]:

@@ -10,7 +10,6 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from .. import wiring
 from ..domain.models import FragmentStatus, Message
-from ..errors import FragmentConflict, FragmentTooLarge
 from ..settings import get_settings
 from ..write.intake import submit_fragment
 from . import errors
@@ -19,11 +18,6 @@ from .auth import current_user_id
 from .routing import FragmentId, documented, require_json
 
 router = Router()
-
-
-@router.exception_handler(FragmentConflict)
-def _fragment_conflict(exc: FragmentConflict) -> Response:
-    return errors.problem(409, "Conflict", str(exc))
 
 
 @router.post(
@@ -41,20 +35,17 @@ def post_fragment(body: Annotated[FragmentIn, Body()]) -> Response[FragmentAccep
         raise errors.PayloadTooLarge(f"at most {settings.max_messages} messages per fragment")
     if any(len(m.text) > settings.max_message_chars for m in body.messages):
         raise errors.PayloadTooLarge(f"at most {settings.max_message_chars} characters per message")
-    try:
-        fragment = submit_fragment(
-            wiring.repository(),
-            wiring.fragment_queue(),
-            wiring.clock(),
-            wiring.id_factory(),
-            user_id=current_user_id(router),
-            session_id=body.session_id,
-            messages=[Message(role=m.role, text=m.text, at=m.at) for m in body.messages],
-            fragment_id=body.fragment_id,
-            locale=body.locale,
-        )
-    except FragmentTooLarge as err:
-        raise errors.PayloadTooLarge(str(err)) from err
+    fragment = submit_fragment(
+        wiring.repository(),
+        wiring.fragment_queue(),
+        wiring.clock(),
+        wiring.id_factory(),
+        user_id=current_user_id(router),
+        session_id=body.session_id,
+        messages=[Message(role=m.role, text=m.text, at=m.at) for m in body.messages],
+        fragment_id=body.fragment_id,
+        locale=body.locale,
+    )
     # A retry answers exactly what the first POST did: accepted, queued (the state is at GET).
     return Response(
         status_code=202,

@@ -15,9 +15,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from .. import wiring
 from ..documents.ingest import DocumentIn, ingest
-from ..errors import InvalidDocument
 from ..observability import logger
-from . import errors
 from .routing import require_json, rest_event
 
 router = Router()
@@ -37,9 +35,6 @@ def require_iam_caller() -> None:
 def post_documents(body: Annotated[DocumentIn, Body()]) -> Response[dict]:
     require_iam_caller()
     require_json(router)
-    try:
-        ids = ingest(wiring.repository(), wiring.clock().now(), body)
-    except InvalidDocument as exc:
-        return errors.problem(422, "Invalid document", str(exc))
+    ids = ingest(wiring.repository(), wiring.clock().now(), body)
     logger.info("documented facts ingested", extra={"facts": len(ids), "source_type": body.source_type})
     return Response(status_code=201, content_type="application/json", body={"fact_ids": ids})

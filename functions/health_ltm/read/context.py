@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from ..domain.fingerprint import facts_fingerprint
-from ..domain.models import Fact, PendingMention, UserMemory
+from ..domain.models import EndedFact, Fact, PendingMention, UserMemory
 from ..domain.sections import (
     CRITICAL_SECTIONS,
     CURRENT_STATUSES,
@@ -176,9 +176,13 @@ def build_context(
         future = _episode_pool().submit(
             _search_episodes, embedder, vector_index, user_id, query, EPISODES_K, now
         )
-    memory: UserMemory = repository.load_memory(user_id, sections) if sections else UserMemory()
-
     history = classification.history_intent
+    # A question about the present reads ended facts in brief only (what was discussed, which
+    # conversations they came from); a history question reads them whole.
+    memory: UserMemory = (
+        repository.load_memory(user_id, sections, ended=history) if sections else UserMemory()
+    )
+
     selected = set(sections)
     scan = _scan(memory, selected, history)  # one pass over the loaded facts
     pending = _pending(memory.pending, unprocessed, selected)
@@ -210,7 +214,7 @@ def build_context(
         memory.summary
         if classification.prefers_summary
         and memory.summary
-        and memory.summary_fingerprint == facts_fingerprint(memory.facts)
+        and memory.summary_fingerprint == facts_fingerprint([*memory.facts, *memory.ended])
         else None
     )
     parts = PromptParts(statuses, gaps, clarifications, pending, discrepancies, episodes)
@@ -281,6 +285,7 @@ def _scan(memory: UserMemory, selected: set[Section], history: bool) -> _Scan:
             continue
         if section in selected:
             own.setdefault(section, []).append((-fact.last_confirmed_at.timestamp(), index, fact, fact.id))
+    discussed.update(brief.section for brief in memory.ended if not brief.deleted)
     documented: dict[Section, list[_Entry]] = {}
     offset = len(memory.facts) + len(memory.sections) + 1  # after the facts and status lines
     for index, fact in enumerate(memory.documented):
@@ -383,7 +388,7 @@ def _episodes(hits: Sequence[EpisodeHit], memory: UserMemory) -> list[tuple[Epis
     forgotten: set[str] = set()
     superseded: set[str] = set()  # a later fragment spoke about the same fact
     changed_at: dict[str, datetime] = {}  # the fact's newest fragment -> when the fact last changed
-    for facts in (memory.facts, memory.documented):
+    for facts in (memory.facts, memory.documented, memory.ended):
         for fact in facts:
             sources = fact.source_fragment_ids
             if not sources or found.isdisjoint(sources):
@@ -414,8 +419,9 @@ def _discrepancies(memory: UserMemory, selected: set[Section], history: bool) ->
         return []
     wanted = {(d.section, d.key) for d in docs}
     names = {key for _, key in wanted}  # a string test first: most facts share no key with a document
-    own_by_key: dict[tuple[Section, str], Fact] = {}
-    for fact in memory.facts:
+    own_by_key: dict[tuple[Section, str], Fact | EndedFact] = {}
+    candidates: list[Fact | EndedFact] = [*memory.facts, *memory.ended]
+    for fact in candidates:
         if fact.key in names:
             key = (fact.section, fact.key)
             if key in wanted and key not in own_by_key:

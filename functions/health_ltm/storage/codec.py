@@ -11,6 +11,7 @@ from typing import Any
 from ..domain.models import (
     AppliedEvent,
     Clarification,
+    EndedFact,
     Episode,
     Fact,
     Fragment,
@@ -47,13 +48,22 @@ def fact_data(fact: Fact) -> str:
     return fact.model_dump_json(exclude_defaults=True)
 
 
-def parse_context_item(item: dict, memory: UserMemory, wanted: set[str] | None) -> None:
-    """Add one CTX# row to the memory; facts of unwanted sections are skipped before parsing."""
+def ended_data(fact: Fact) -> str:
+    """An ended fact's brief (``EndedFact``), the item its section's range holds for it."""
+    return EndedFact.of(fact).model_dump_json(exclude_defaults=True)
+
+
+def parse_context_item(item: dict, memory: UserMemory, wanted: set[str] | None, briefs: bool = False) -> None:
+    """Add one CTX# row to the memory; facts of unwanted sections are skipped before parsing.
+    ``briefs``: keep ended facts' briefs (their whole facts are not being read)."""
     kind = item["kind"]["S"]
     section = item.get("section", {}).get("S")
     if kind == "fact":
         if wanted is None or section in wanted:
             memory.facts.append(Fact.model_validate_json(item["data"]["S"]))
+    elif kind == "ended":
+        if briefs and (wanted is None or section in wanted):
+            memory.ended.append(EndedFact.model_validate_json(item["data"]["S"]))
     elif kind == "documented":
         if wanted is None or section in wanted:
             memory.documented.append(Fact.model_validate_json(item["data"]["S"]))

@@ -21,6 +21,8 @@ from ..domain.models import (
     HistoryEvent,
     PendingMention,
     UserMemory,
+    is_ended,
+    was_ended,
 )
 from ..domain.sections import Section
 from ..domain.sessions import SessionBuffer
@@ -32,6 +34,7 @@ from .codec import (
     LAST_RETRIEVED,
     RETRIEVALS,
     applied_entries,
+    ended_data,
     episode_from_item,
     fact_data,
     fragment_item,
@@ -101,11 +104,14 @@ class DynamoRepository:
             self.bytes_read += size
 
     # ---------------------------------------------------------------- read path
-    def load_memory(self, user_id: str, sections: Sequence[Section] | None = None) -> UserMemory:
+    def load_memory(
+        self, user_id: str, sections: Sequence[Section] | None = None, ended: bool = True
+    ) -> UserMemory:
         """Without sections: the whole CTX# range (the write path and maintenance). With sections:
         one Query per key range of ``keys.read_ranges`` (a run of adjacent sections, the small
         always-read items among them), the ranges in parallel; at most ``keys.max_read_ranges()``
-        Queries, plus pages."""
+        Queries, plus pages. ``ended=False`` (a question about the present): ended facts come as
+        their briefs (``UserMemory.ended``) and their whole facts are not read."""
         pk = _s(keys.user_pk(user_id))
         if sections is None:
             condition = "PK = :pk AND begins_with(SK, :lo)"
@@ -117,19 +123,24 @@ class DynamoRepository:
                 None,
             )
         wanted = {s.value if isinstance(s, Section) else s for s in sections}
+        ranges = keys.read_ranges(wanted)
+        if ended:
+            ranges = keys.ended_ranges(wanted) + ranges  # in key order: CTX#E# sorts first
         requests = [
             {
                 "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
                 "ExpressionAttributeValues": {":pk": pk, ":lo": _s(lo), ":hi": _s(hi)},
             }
-            for lo, hi in keys.read_ranges(wanted)
+            for lo, hi in ranges
         ]
+        briefs = not ended
         self.client  # noqa: B018 - resolve the client once, before the threads share it
-        futures = [_read_pool().submit(self._query_context, r, wanted) for r in requests[1:]]
-        parts = [self._query_context(requests[0], wanted)] + [f.result() for f in futures]
+        futures = [_read_pool().submit(self._query_context, r, wanted, briefs) for r in requests[1:]]
+        parts = [self._query_context(requests[0], wanted, briefs)] + [f.result() for f in futures]
         memory = parts[0]
         for part in parts[1:]:  # in key order, as the in-process twin reads them
             memory.facts.extend(part.facts)
+            memory.ended.extend(part.ended)
             memory.documented.extend(part.documented)
             memory.sections.update(part.sections)
             memory.clarifications.extend(part.clarifications)
@@ -138,12 +149,14 @@ class DynamoRepository:
                 memory.summary, memory.summary_fingerprint = part.summary, part.summary_fingerprint
         return memory
 
-    def _query_context(self, kwargs: dict[str, Any], wanted: set[str] | None) -> UserMemory:
+    def _query_context(
+        self, kwargs: dict[str, Any], wanted: set[str] | None, briefs: bool = False
+    ) -> UserMemory:
         memory = UserMemory()
         while True:
             page = self._call("query", **kwargs)
             for item in page.get("Items", []):
-                parse_context_item(item, memory, wanted)
+                parse_context_item(item, memory, wanted, briefs)
             if "LastEvaluatedKey" not in page:
                 return memory
             kwargs = {**kwargs, "ExclusiveStartKey": page["LastEvaluatedKey"]}
@@ -152,16 +165,17 @@ class DynamoRepository:
         """By id alone: one BatchGetItem of the fact's possible keys, one per section (at most one
         exists; a missing key costs the minimum read unit and nothing else)."""
         pk = _s(keys.user_pk(user_id))
-        request: dict[str, Any] = {
-            self.table_name: {"Keys": [{"PK": pk, "SK": _s(keys.fact_sk(s, fact_id))} for s in Section]}
-        }
+        candidates = [keys.fact_sk(s, fact_id) for s in Section] + [
+            keys.ended_sk(s, fact_id) for s in Section
+        ]
+        request: dict[str, Any] = {self.table_name: {"Keys": [{"PK": pk, "SK": _s(sk)} for sk in candidates]}}
         found: list[dict] = []
         for _attempt in range(8):
             self._count()
             response = self.client.batch_get_item(RequestItems=request)
             items = response.get("Responses", {}).get(self.table_name, [])
             self._read(items)
-            found.extend(items)
+            found.extend(i for i in items if i["kind"]["S"] == "fact")  # not an ended fact's brief
             request = response.get("UnprocessedKeys") or {}
             if found or not request:
                 break
@@ -314,16 +328,27 @@ class DynamoRepository:
         pk = keys.user_pk(user_id)
         items: list[dict] = []
         for write in changes.facts:
-            fact_item = {
+            fact = write.fact
+            whole = {
                 "PK": _s(pk),
-                "SK": _s(keys.fact_sk(write.fact.section, write.fact.id)),
+                "SK": _s(keys.fact_sk(fact.section, fact.id)),
                 "kind": _s("fact"),
-                "section": _s(write.fact.section.value),
-                "status": _s(write.fact.status.value),
-                "stage": _s(write.fact.stage.value),
-                "version": _n(write.fact.version),
-                "data": _s(fact_data(write.fact)),
+                "section": _s(fact.section.value),
+                "status": _s(fact.status.value),
+                "stage": _s(fact.stage.value),
+                "version": _n(fact.version),
+                "data": _s(fact_data(fact)),
             }
+            ended_key = {"PK": _s(pk), "SK": _s(keys.ended_sk(fact.section, fact.id))}
+            if is_ended(fact):
+                # The whole fact goes to the ended block; its brief keeps the key the conditions
+                # are on. Unconditional: the brief's condition guards the pair.
+                items.append({"Put": {"TableName": self.table_name, "Item": {**whole, **ended_key}}})
+                fact_item = {**whole, "kind": _s("ended"), "data": _s(ended_data(fact))}
+            else:
+                fact_item = whole
+                if was_ended(write.event.before):  # back on the record ("I'm taking it again")
+                    items.append({"Delete": {"TableName": self.table_name, "Key": ended_key}})
             if write.expected_version is None:
                 condition = "attribute_not_exists(PK)"
                 values = None

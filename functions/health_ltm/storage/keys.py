@@ -1,7 +1,12 @@
 """Sort-key layout of the single table. Everything of a user shares one partition.
 
-CTX#S#...  items the read path needs, keyed by section (issue 12: a question reads its sections only):
-  CTX#S#<rank>-<section>#F#<id>    a fact of that section;
+CTX#S#...  items the read path needs, keyed by section (a question reads its sections only):
+  CTX#S#<rank>-<section>#F#<id>    a fact of that section; for an ended fact (stopped, resolved,
+                                   deprecated, deleted: ``domain.models.is_ended``) a brief of it
+                                   (kind "ended": key, status, sources; ~150 bytes), the whole
+                                   fact at CTX#E#<rank>-<section>#F#<id>, read only by a history
+                                   question and by whole loads. The brief keeps the fact's version:
+                                   conditional writes stay on this one key;
   CTX#S#<rank>-<section>#D#<id>    a documented fact of that section;
   CTX#S#22-always#...              the small items every load reads: S#<section> section states,
                                    C#<id> clarifications, P#<fragment id> pending (read-your-writes)
@@ -76,6 +81,14 @@ def fact_sk(section: str | Section, fact_id: str) -> str:
     return f"{section_items_prefix(section)}F#{fact_id}"
 
 
+ENDED_PREFIX = "CTX#E#"
+
+
+def ended_sk(section: str | Section, fact_id: str) -> str:
+    """Where the whole of an ended fact is kept (its brief stays at ``fact_sk``)."""
+    return f"{ENDED_PREFIX}{section_tag(section)}#F#{fact_id}"
+
+
 def documented_sk(section: str | Section, fact_id: str) -> str:
     return f"{section_items_prefix(section)}D#{fact_id}"
 
@@ -107,6 +120,9 @@ def context_kind(sk: str) -> str | None:
     if sk.startswith(SECTIONS_PREFIX):
         _, sep, rest = sk[len(SECTIONS_PREFIX) :].partition("#")
         return {"F#": "fact", "D#": "documented"}.get(rest[:2]) if sep else None
+    if sk.startswith(ENDED_PREFIX):
+        _, sep, rest = sk[len(ENDED_PREFIX) :].partition("#")
+        return "fact" if sep and rest.startswith("F#") else None
     return None
 
 
@@ -115,10 +131,8 @@ def _order() -> tuple[str, ...]:
     return tuple(sorted([*(s.value for s in Section), ALWAYS], key=section_tag))
 
 
-def read_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
-    """The inclusive sort-key ranges (BETWEEN lo AND hi) that hold the always-read items and the
-    items of exactly these sections: one per contiguous run of them in rank order. Ordered by key."""
-    wanted = {_value(s) for s in sections} | {ALWAYS}
+def _runs(wanted: set[str]) -> list[list[str]]:
+    """The wanted names as contiguous runs in rank order."""
     runs: list[list[str]] = []
     previous = -2
     for position, name in enumerate(_order()):
@@ -129,7 +143,26 @@ def read_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
         else:
             runs.append([name])
         previous = position
+    return runs
+
+
+def read_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
+    """The inclusive sort-key ranges (BETWEEN lo AND hi) that hold the always-read items and the
+    items of exactly these sections: one per contiguous run of them in rank order. Ordered by key."""
+    runs = _runs({_value(s) for s in sections} | {ALWAYS})
     return [(section_items_prefix(run[0]), section_items_prefix(run[-1])[:-1] + _RANGE_END) for run in runs]
+
+
+def ended_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
+    """The ranges of the whole ended facts of these sections, one per contiguous run (the ended
+    block has no "always" items, so a run may pass over that rank)."""
+    runs = _runs({_value(s) for s in sections} | {ALWAYS})
+    wanted = {_value(s) for s in sections}
+    runs = [run for run in runs if set(run) & wanted]
+    return [
+        (f"{ENDED_PREFIX}{section_tag(run[0])}#", f"{ENDED_PREFIX}{section_tag(run[-1])}{_RANGE_END}")
+        for run in runs
+    ]
 
 
 def max_read_ranges() -> int:

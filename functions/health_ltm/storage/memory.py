@@ -15,6 +15,7 @@ from typing import Any
 
 from ..domain.models import (
     AppliedEvent,
+    EndedFact,
     Episode,
     Fact,
     Fragment,
@@ -23,6 +24,7 @@ from ..domain.models import (
     PendingMention,
     RejectedEvent,
     UserMemory,
+    is_ended,
 )
 from ..domain.sections import Section
 from ..domain.sessions import SessionBuffer
@@ -97,14 +99,19 @@ class InMemoryRepository:
         self._rows(user_id).pop(sk, None)
 
     # ---------------------------------------------------------------- read path
-    def load_memory(self, user_id: str, sections: Sequence[Section] | None = None) -> UserMemory:
+    def load_memory(
+        self, user_id: str, sections: Sequence[Section] | None = None, ended: bool = True
+    ) -> UserMemory:
         """The same key ranges as the DynamoDB twin (one call per range), over the sorted keys."""
         if sections is None:
             ranges = [(keys.CONTEXT_PREFIX, keys.CONTEXT_PREFIX[:-1] + "$")]
             wanted = None
+            ended = True
         else:
             wanted = {s.value if isinstance(s, Section) else s for s in sections}
             ranges = keys.read_ranges(wanted)
+            if ended:
+                ranges = keys.ended_ranges(wanted) + ranges
         memory = UserMemory()
         # Facts are handed out as stored, not copied: every write stores its own deep copy and
         # replaces it whole, nothing changes a stored fact in place, and callers treat a loaded
@@ -122,7 +129,12 @@ class InMemoryRepository:
                     kind = _KINDS.get(sk) or _KINDS.setdefault(sk, keys.context_kind(sk) or "")
                     value = rows[sk]
                     if kind == "fact":
-                        if wanted is None or value.section in wanted:  # a StrEnum: compares as str
+                        if wanted is not None and value.section not in wanted:  # a StrEnum: a str
+                            continue
+                        if type(value) is EndedFact:  # a brief: its whole fact is at CTX#E#
+                            if not ended:
+                                memory.ended.append(value)
+                        else:
                             facts.append(value)
                     elif kind == "documented":
                         if wanted is None or value.section in wanted:
@@ -144,6 +156,8 @@ class InMemoryRepository:
             rows = self._rows(user_id)
             for section in Section:
                 fact = rows.get(keys.fact_sk(section, fact_id))
+                if type(fact) is EndedFact:
+                    fact = rows.get(keys.ended_sk(section, fact_id))
                 if fact is not None:
                     return fact.model_copy()
         return None
@@ -250,9 +264,17 @@ class InMemoryRepository:
                     raise FragmentGone(fragment_id)
             # Then write.
             for write in changes.facts:
-                self._put(
-                    user_id, keys.fact_sk(write.fact.section, write.fact.id), write.fact.model_copy(deep=True)
+                fact = write.fact.model_copy(deep=True)
+                brief_key, ended_key = (
+                    keys.fact_sk(fact.section, fact.id),
+                    keys.ended_sk(fact.section, fact.id),
                 )
+                if is_ended(fact):  # as the DynamoDB twin: the brief in the section, the fact apart
+                    self._put(user_id, ended_key, fact)
+                    self._put(user_id, brief_key, EndedFact.of(fact))
+                else:
+                    self._put(user_id, brief_key, fact)
+                    self._pop(user_id, ended_key)
                 rows[keys.history_sk(write.event.fact_id, write.event.id)] = write.event
                 if write.new_key:
                     rows[keys.key_guard_sk(write.fact.section.value, write.fact.key)] = write.fact.id
@@ -405,6 +427,8 @@ class InMemoryRepository:
         plural = {"fact": "facts", "section": "sections", "clarification": "clarifications"}
         for sk, value in sorted(rows.items()):
             kind = keys.context_kind(sk)
+            if type(value) is EndedFact:
+                continue  # a brief: the whole fact is exported from the ended block
             if kind == "summary":
                 out["summary"] = value
             elif kind is not None:

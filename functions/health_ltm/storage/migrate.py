@@ -5,15 +5,21 @@ profile), section states CTX#S#<section>, clarifications CTX#C#, pending mention
 summary CTX#M#summary. Only the sort key changes; every attribute is kept. Idempotent: an item
 already in the current layout, or outside CTX#, comes back as it is.
 
+Ended facts (stopped, resolved, deprecated, deleted) written whole into their section's range are
+split into a brief there and the whole fact under CTX#E# (``split_ended``).
+
 Used where old data can still exist: the local stack's ``.ltm/`` snapshots, migrated when they
 are restored (``ltm_local.persistence``); the next snapshot is written in the new layout.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
+from ..domain.models import Fact, was_ended
 from . import keys
+from .codec import ended_data
 
 _OLD = {"CTX#F#": "fact", "CTX#D#": "documented", "CTX#C#": "clarification", "CTX#P#": "pending"}
 
@@ -48,11 +54,31 @@ def migrate_item(item: dict) -> dict:
     return item if new == sk else {**item, "SK": {"S": new}}
 
 
+def split_ended(item: dict) -> list[dict]:
+    """A whole ended fact still in its section's range (written before ended facts were kept
+    apart): its brief there, the fact in the ended block. Anything else comes back as it is."""
+    sk = item.get("SK", {}).get("S", "")
+    if item.get("kind", {}).get("S") != "fact" or not sk.startswith(keys.SECTIONS_PREFIX):
+        return [item]
+    data = json.loads(item.get("data", {}).get("S") or "{}")
+    shape = {
+        "status": data.get("status"),
+        "stage": data.get("stage"),
+        "deleted": bool(data.get("deleted_at")),
+    }
+    if not was_ended(shape):  # the same test as is_ended, on the stored JSON
+        return [item]
+    fact = Fact.model_validate(data)
+    whole = {**item, "SK": {"S": keys.ended_sk(fact.section, fact.id)}}
+    return [{**item, "kind": {"S": "ended"}, "data": {"S": ended_data(fact)}}, whole]
+
+
 def migrate_items(items: Iterable[dict]) -> tuple[list[dict], int]:
     """The items in the current layout, and how many of them moved."""
     out, moved = [], 0
     for item in items:
         migrated = migrate_item(item)
-        moved += migrated is not item
-        out.append(migrated)
+        parts = split_ended(migrated)
+        moved += migrated is not item or len(parts) > 1
+        out.extend(parts)
     return out, moved
