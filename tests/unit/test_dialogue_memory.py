@@ -118,6 +118,44 @@ def test_a_list_answer_names_the_drugs_with_their_own_schedule(talk):
     assert sertraline.context_evidence == "What medications are you on?"
 
 
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        (
+            [(A, "Do you take any medicines?"),
+             (U, "Just metformin 500 mg twice a day, and I used to take atorvastatin "
+                 "but stopped it last year.")],
+            {"metformin": "active", "atorvastatin": "stopped"},
+        ),
+        (
+            [(A, "Do you take any medicines?"), (U, "I used to take lisinopril, amlodipine and aspirin")],
+            {"lisinopril": "stopped", "amlodipine": "stopped", "acetylsalicylic_acid": "stopped"},
+        ),
+        (
+            [(A, "Do you take any medicines?"), (U, "aspirin daily; atorvastatin — stopped it last month")],
+            {"acetylsalicylic_acid": "active", "atorvastatin": "stopped"},
+        ),
+        (
+            [(A, "Какие лекарства вы принимаете?"),
+             (U, "Метформин 500 мг, а аторвастатин бросил в прошлом году")],
+            {"metformin": "active", "atorvastatin": "stopped"},
+        ),
+        (
+            [(A, "Какие лекарства вы принимаете?"), (U, "Раньше пил эналаприл, сейчас только амлодипин")],
+            {"enalapril": "stopped", "amlodipine": "active"},
+        ),
+        ([(U, "I used to take enalapril, now only amlodipine")],
+         {"enalapril": "stopped", "amlodipine": "active"}),
+        ([(A, "您在吃什么药？"), (U, "二甲双胍，阿托伐他汀去年停了")],
+         {"metformin": "active", "atorvastatin": "stopped"}),
+    ],
+)  # fmt: skip
+def test_a_stop_in_an_answer_reaches_only_the_drug_it_is_about(talk, turns, expected):
+    # The dangerous direction: a drug still taken stored as stopped leaves the drug question's memory.
+    talk.say(*turns)
+    assert {f.key: f.status.value for f in talk.memory.facts if f.section is Section.MEDICATIONS} == expected
+
+
 def test_just_a_baby_aspirin_is_an_active_drug(talk):
     talk.say((A, "Do you take any medicines?"), (U, "Just a baby aspirin"))
     assert talk.fact(Section.MEDICATIONS, "acetylsalicylic_acid").status is FactStatus.ACTIVE

@@ -115,9 +115,11 @@ def episode_text(messages: Sequence[Message]) -> str:
     """What the user said, for the episode index; a short answer keeps its question beside it
     ("Any allergies? — no"), so the episode means something when it comes back."""
     parts = []
+    shown: set[int] = set()  # questions already written: a second turn answering one does not repeat it
     for turn in turns(messages):
         text = turn.message.text.strip()
-        if turn.question is not None and len(text.split()) <= 6:
+        if turn.question is not None and len(text.split()) <= 6 and id(turn.question) not in shown:
+            shown.add(id(turn.question))
             text = f"{last_question(turn.question.text)} — {text}"
         parts.append(text)
     return " ".join(p for p in parts if p)

@@ -172,6 +172,45 @@ _SMOKE_HOW = rx(
     r"|一天一包|半包|\d+\s*根"
 )
 _QUIT = rx(r"\bquit|stopped|used\s+to|gave\s+up|former|бросил\w*|раньше|завязал\w*|戒了|以前")
+# A drug named in an answer is stopped only where a trigger reaches it (ConText-style direction):
+# "used to"/"раньше"/"以前" act forward, on the names after them; "stopped it"/"бросил его" act
+# backward, on the name before them; "stopped"/"бросил" with no pronoun acts forward ("stopped
+# taking X"), or backward when no name follows ("atorvastatin, stopped last year").
+_QUIT_FORWARD = rx(r"used\s+to|former(?:ly)?|previously|раньше|прежде|когда-то|以前|之前|曾经|过去")
+_QUIT_VERB = rx(
+    r"\b(?:quit|stopped|gave\s+up|came\s+off)|(?:бросил|перестал|завязал|отменил)\w*|停了|戒了|不吃了|停药"
+)
+_BACK_REFERENCE = rx(r"\s*(?:taking\s+)?(?:it|them|that|его|её|ее|их|это|它|了)\b")
+_LIST_GLUE = rx(r"[\s,;、，/+&-]*(?:and|or|и|или|а\s+также|плюс|和|还有|以及)?[\s,;、，/+&-]*")
+_SENTENCE_END = rx(r"[.!?。！？]")
+_NOW = rx(r"сейчас|теперь|\bnow\b|currently|these\s+days|nowadays|现在|目前")
+
+
+def _stopped_in_answer(low: str, spans: list[tuple[int, int]], index: int, previous: bool | None) -> bool:
+    """Whether the ``index``-th name of an answer (``spans``, in order) is a drug the user no
+    longer takes. ``previous``: the verdict on the name before, inherited across a bare list."""
+    a, b = spans[index]
+    start = spans[index - 1][1] if index else 0
+    pre = low[start:a]
+    sentence = _SENTENCE_END.search(pre)
+    while sentence:  # only this sentence's words before the name
+        pre = pre[sentence.end() :]
+        sentence = _SENTENCE_END.search(pre)
+    forward = list(_QUIT_FORWARD.finditer(pre))
+    if forward and not _NOW.search(pre, forward[-1].end()):  # "used to take A, now only B"
+        return True
+    for verb in _QUIT_VERB.finditer(pre):
+        if not _BACK_REFERENCE.match(pre, verb.end()):  # "stopped it, B": "it" is the name before
+            return True
+    end = spans[index + 1][0] if index + 1 < len(spans) else len(low)
+    post = low[b:end]
+    sentence_end = _SENTENCE_END.search(post)
+    post = post[: sentence_end.start()] if sentence_end else post
+    last = index + 1 >= len(spans)
+    for verb in _QUIT_VERB.finditer(post):
+        if _BACK_REFERENCE.match(post, verb.end()) or last:
+            return True
+    return bool(index and previous and _LIST_GLUE.fullmatch(pre))  # "I used to take A, B and C"
 
 
 @dataclass(frozen=True)
@@ -566,6 +605,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
         found += _unknown_names(text, offset, found, section)
     drafts: list[Draft] = []
     seen: set[str] = set()
+    previous_stopped: bool | None = None
     found.sort(key=lambda f: f[0])
     for index, (a, b, term) in enumerate(found):
         before = low[max(offset, a - 12) : a].split()[-2:]
@@ -586,7 +626,9 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
         attributes: dict = {}
         status = FactStatus.ACTIVE if target is Section.MEDICATIONS else FactStatus.PRESENT
         if target is Section.MEDICATIONS:
-            if _QUIT.search(low):
+            stopped = _stopped_in_answer(low, [(f[0], f[1]) for f in found], index, previous_stopped)
+            previous_stopped = stopped
+            if stopped:
                 status = FactStatus.STOPPED
             next_start = found[index + 1][0] if index + 1 < len(found) else len(text)
             sentence = Sentence(text, low, ())
@@ -680,6 +722,8 @@ def _unknown_names(
         word = low[word_start:word_end]
         if len(word) < 4 or word in _NOT_A_NAME or word in FUNCTION_WORDS or word in VAGUE:
             continue
+        if _QUIT_FORWARD.fullmatch(word) or _NOW.fullmatch(word) or _QUIT_VERB.match(word):
+            continue  # "Раньше пил эналаприл", "Now only metformin": a time word, not a name
         if find_terms(kinds_for(Section.SYMPTOMS), word) or (
             section is Section.ALLERGIES and _REACTION_WORDS.search(word)
         ):

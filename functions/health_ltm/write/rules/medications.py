@@ -15,7 +15,7 @@ from ...domain.text import CJK
 from ..normalize import find_terms, normalize_name, word_set
 from .dates import find_date, find_since
 from .medication_details import details, dose_near
-from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
+from .text import NOW_LEAD, Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 SECTIONS = frozenset({Section.MEDICATIONS})
 _DRUG = ("drug",)
@@ -238,6 +238,8 @@ def _status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
     if cue is None:
         # An answer such as "Энап 5 мг по утрам" names a current drug with its dose.
         lead = s.low[s.clause(a)[0] : a].strip(" ,:-")
+        if NOW_LEAD.fullmatch(lead):
+            return _ACTIVE  # "..., сейчас только амлодипин", "now just metformin"
         return _ACTIVE if dose_near(s.low, b) and lead in ("", "да", "yes", "ага", "sure") else None
     if cue.advice and not _DOCTOR.search(s.low):
         return None  # a friend's advice is not a prescription

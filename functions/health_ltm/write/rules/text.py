@@ -26,6 +26,13 @@ _LIST_BREAK = re.compile(
     r"[.;:!?()—–。；：！？（）]|\s-\s"
     r"|\s(?:а|но|однако|хотя|потому|поэтому|так как|что|который|которая|которые|когда|если"
     r"|but|however|although|though|because|so|which|that|when|if|since)\s"
+    # "раньше пил эналаприл, сейчас только амлодипин": the present ends a past list
+    r"|[\s,]*\b(?:сейчас|теперь|now|currently|these\s+days|nowadays)\b|现在|目前"
+)
+# A lead that puts a drug named with no verb in the present: "сейчас только амлодипин".
+NOW_LEAD = re.compile(
+    r"(?:(?:а|и|and|but|но)\s+)?(?:сейчас|теперь|now|currently|these\s+days|nowadays)"
+    r"(?:\s+(?:только|лишь|just|only|on))?(?:\s+(?:i\s+take|принимаю|пью))?"
 )
 _EDGE = " \t,;:—–-("
 
