@@ -237,8 +237,8 @@ class DynamoMeter:
     Delete on the deleted item's size, taken as under 1 KB (the items deleted are pending
     mentions and key guards). Read units: a Query costs the summed size of the items it read,
     rounded up to 4 KB, halved when eventually consistent; GetItem the same per item (minimum
-    one unit), computed on the attributes returned (a projection still pays the whole item:
-    an under-count for ``fragment_done``).
+    one unit), computed on the attributes returned (a projection would still pay the whole item:
+    an under-count).
     """
 
     def __init__(self, client, size_lookup=None) -> None:

@@ -195,7 +195,7 @@ def fan_out_in_process(users: int) -> dict:
         "days_queried": result.days_queried,
         "seconds": round(elapsed, 3),
         "cpu_us_per_user": round(elapsed / max(1, users_queued) * 1e6, 2),
-        "_note": "InMemoryRepository.list_active_users scans its users (a Python stand-in for the GSI).",
+        "_note": "InMemoryRepository.list_active_users_page scans its users (a Python stand-in for the GSI).",
     }
 
 

@@ -76,16 +76,12 @@ class ChangeSet:
         )
 
 
-class MemoryRepository(Protocol):
-    """All state of all users; every method is scoped by the caller's user id.
+# The repository, split by role: logic code asks for the narrowest role it uses (or an
+# intersection of roles defined next to it), so what a function can touch is visible in its
+# signature. MemoryRepository is the union both implementations provide.
+class ContextStore(Protocol):
+    """What the read path needs: the user's memory, whole or by section."""
 
-    Implementations: storage.dynamodb.DynamoRepository (AWS, moto) and
-    storage.memory.InMemoryRepository (tests, in-process benchmarks); the contract tests run both.
-    """
-
-    calls: int  # storage round trips, counted for tests and benchmarks
-
-    # read path
     def load_memory(
         self, user_id: str, sections: Sequence[Section] | None = None, ended: bool = True
     ) -> UserMemory:
@@ -97,12 +93,35 @@ class MemoryRepository(Protocol):
         briefs in ``UserMemory.ended`` and are not read whole (a question about the present)."""
         ...
 
+
+class FactStore(Protocol):
+    """Single facts, their history, and atomic change sets (profile edits, maintenance, documents)."""
+
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None: ...
     def get_history(self, user_id: str, fact_id: str) -> list[HistoryEvent]: ...
+    def apply(
+        self,
+        user_id: str,
+        fragment_id: str | None,
+        changes: ChangeSet,
+        applied: Sequence[dict] = (),
+        fingerprint: str | None = None,
+    ) -> None:
+        """Write a change set atomically; raises ConflictError on a failed version condition and
+        FragmentGone when the fragment is no longer processing (or already has the fingerprint)."""
+        ...
 
-    # fragments
-    def create_fragment(self, user_id: str, fragment: Fragment, pending: PendingMention | None) -> bool:
-        """Store a new queued fragment; False when that id already exists (a client retry)."""
+    def put_documented(self, user_id: str, fact: Fact) -> None: ...
+
+
+class FragmentStore(Protocol):
+    """Fragment intake and its state machine (write/intake.py, the write path)."""
+
+    def create_fragment(
+        self, user_id: str, fragment: Fragment, pending: PendingMention | None, new_start: bool = True
+    ) -> bool:
+        """Store a new queued fragment; False when that id already exists (a client retry) or, with
+        new_start=False (work queued before an erasure), when the user was erased."""
         ...
 
     def get_fragment(self, user_id: str, fragment_id: str) -> Fragment | None: ...
@@ -118,32 +137,15 @@ class MemoryRepository(Protocol):
         """Move the fragment's state conditionally; raises FragmentGone if not in ``expected``."""
         ...
 
-    def fragment_done(self, user_id: str, fragment_id: str) -> set[str]:
-        """Fingerprints of the candidates this fragment already applied."""
+    def is_erased(self, user_id: str) -> bool:
+        """Whether the user's erasure tombstone stands (intake tells an erased user's late retry
+        from a lost fragment with it)."""
         ...
 
-    # write path
-    def apply(
-        self,
-        user_id: str,
-        fragment_id: str | None,
-        changes: ChangeSet,
-        applied: Sequence[dict] = (),
-        fingerprint: str | None = None,
-    ) -> None:
-        """Write a change set atomically; raises ConflictError on a failed version condition and
-        FragmentGone when the fragment is no longer processing (or already has the fingerprint)."""
-        ...
 
-    def mark_active(self, user_id: str, day: str) -> None: ...
-    def put_pending(self, user_id: str, mention: PendingMention) -> bool:
-        """A buffered chat turn's mention, under the fragment id it will be flushed as; False
-        after an erasure."""
-        ...
+class EpisodeStore(Protocol):
+    """Episode rows (the vectors live in the VectorIndex; these rows let erasure and export find them)."""
 
-    def put_documented(self, user_id: str, fact: Fact) -> None: ...
-
-    # episodes (the vectors live in the VectorIndex; these rows let erasure and export find them)
     def put_episode(self, user_id: str, episode: Episode) -> None: ...
     def get_episode(self, user_id: str, episode_id: str) -> Episode | None: ...
     def delete_episode(self, user_id: str, episode_id: str) -> None: ...
@@ -158,8 +160,11 @@ class MemoryRepository(Protocol):
         was not retrieved since it was read; ConflictError otherwise."""
         ...
 
-    # maintenance
-    def list_active_users(self, day: str) -> list[str]: ...
+
+class ActivityIndex(Protocol):
+    """Which users maintenance visits on which day, and how far the scheduler got."""
+
+    def mark_active(self, user_id: str, day: str) -> None: ...
     def list_active_users_page(
         self, day: str, cursor: dict | None = None, limit: int = 1000
     ) -> tuple[list[str], dict | None]:
@@ -168,16 +173,27 @@ class MemoryRepository(Protocol):
 
     def get_scheduler_day(self) -> str | None: ...
     def put_scheduler_day(self, day: str) -> None: ...
+
+
+class SummaryStore(Protocol):
+    """The maintained profile summary (the read path gets it inside load_memory)."""
+
     def get_summary(self, user_id: str) -> dict | None: ...
     def put_summary(self, user_id: str, summary: dict) -> None: ...
 
-    # export and erasure
+
+class ErasureStore(Protocol):
+    """Export and erasure of everything a user has."""
+
     def export(self, user_id: str) -> dict: ...
     def erase(self, user_id: str) -> int:
         """Delete every item of the user; returns the number of items deleted."""
         ...
 
-    # chat session buffers (issue 8): SK SESS#<session_id>; see chat/sessions.py
+
+class SessionStore(Protocol):
+    """Chat session buffers, SK SESS#<session_id>; see chat/sessions.py."""
+
     def get_session(self, user_id: str, session_id: str) -> SessionBuffer | None:
         """The session's buffer, read consistently; None when the session was never seen."""
         ...
@@ -185,6 +201,11 @@ class MemoryRepository(Protocol):
     def put_session(self, user_id: str, buffer: SessionBuffer, expected_version: int) -> bool:
         """Replace the buffer if its stored version is ``expected_version`` (0: must not exist yet);
         False when another writer came first. Writes the idle marker while ``idle_due`` is set."""
+        ...
+
+    def put_pending(self, user_id: str, mention: PendingMention) -> bool:
+        """A buffered chat turn's mention, under the fragment id it will be flushed as; False
+        after an erasure."""
         ...
 
     def list_open_sessions(self, user_id: str) -> list[SessionBuffer]:
@@ -198,6 +219,26 @@ class MemoryRepository(Protocol):
 
     def get_session_sweep_day(self) -> str | None: ...
     def put_session_sweep_day(self, day: str) -> None: ...
+
+
+class MemoryRepository(
+    ContextStore,
+    FactStore,
+    FragmentStore,
+    EpisodeStore,
+    ActivityIndex,
+    SummaryStore,
+    ErasureStore,
+    SessionStore,
+    Protocol,
+):
+    """All state of all users; every method is scoped by the caller's user id.
+
+    Implementations: storage.dynamodb.DynamoRepository (AWS, moto) and
+    storage.memory.InMemoryRepository (tests, in-process benchmarks); the contract tests run both.
+    """
+
+    calls: int  # storage round trips, counted for tests and benchmarks
 
 
 class FragmentQueue(Protocol):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from .domain.clock import SystemClock
 from .domain.ids import new_ulid
-from .ports import Embedder, Extractor, SectionClassifier, VectorIndex
+from .ports import Embedder, Extractor, MemoryRepository, SectionClassifier, VectorIndex
 from .settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=1)
-def repository():
+def repository() -> MemoryRepository:  # typed: mypy checks the implementation against every role
     from .storage.dynamodb import DynamoRepository
 
     return DynamoRepository(get_settings().table_name)

@@ -86,7 +86,7 @@ def test_new_fact_is_written_with_its_history_and_read_back(repository):
     assert [f.key for f in memory.facts] == ["peanut"]
     assert [e.type.value for e in repository.get_history("alice", write.fact.id)] == ["first_mention"]
     assert repository.get_fact("alice", write.fact.id).version == 1
-    assert repository.fragment_done("alice", "frag-1") == {"fp1"}
+    assert repository.get_fragment("alice", "frag-1").done == {"fp1"}
     assert [a.fact_id for a in repository.get_fragment("alice", "frag-1").applied] == [write.fact.id]
 
 
@@ -146,14 +146,14 @@ def test_erasure_removes_everything_of_one_user_and_nothing_of_another(repositor
     exported = repository.export("alice")
     assert all(not v for v in exported.values())
     assert len(repository.load_memory("bob").facts) == 1
-    assert repository.list_active_users("2026-03-02") == []
+    assert repository.list_active_users_page("2026-03-02")[0] == []
 
 
 def test_active_users_are_listed_by_day(repository):
     repository.mark_active("alice", "2026-03-02")
     repository.mark_active("bob", "2026-03-02")
     repository.mark_active("carol", "2026-03-01")
-    assert sorted(repository.list_active_users("2026-03-02")) == ["alice", "bob"]
+    assert sorted(repository.list_active_users_page("2026-03-02")[0]) == ["alice", "bob"]
 
 
 def test_load_memory_can_skip_unwanted_sections(repository):
@@ -241,7 +241,7 @@ def test_due_sessions_are_not_confused_with_active_users(repository):
 
     repository.mark_active("alice", T0.date().isoformat())
     repository.put_session("bob", session_buffer("b"), 0)
-    assert repository.list_active_users(T0.date().isoformat()) == ["alice"]
+    assert repository.list_active_users_page(T0.date().isoformat())[0] == ["alice"]
     assert repository.list_due_sessions(T0.date().isoformat(), T0 + timedelta(hours=1)) == [("bob", "b")]
 
 

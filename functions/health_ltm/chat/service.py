@@ -19,10 +19,11 @@ from ..domain.models import Role
 from ..domain.sessions import Turn
 from ..errors import EmptyAnswer, ModelUnavailable, NoChatModel
 from ..observability import logger
+from ..ports import ContextStore
 from ..read.context import ContextResult, build_context
 from ..settings import Settings
 from .prompts import chat_messages
-from .sessions import BufferPolicy, SessionBuffers, buffer_mentions
+from .sessions import BufferPolicy, BufferStore, SessionBuffers, buffer_mentions
 
 
 class ChatModel(Protocol):
@@ -39,9 +40,13 @@ class ChatAnswer:
     fragment_ids: list[str]  # fragments this turn flushed to the write path
 
 
+class ChatStore(BufferStore, ContextStore, Protocol):
+    """A chat turn is buffered, then answered from the memory."""
+
+
 def chat_turn(
     *,
-    repository,
+    repository: ChatStore,
     queue,
     clock,
     new_id,

@@ -34,12 +34,13 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from ..domain.models import PendingMention, Role
 from ..domain.sessions import OutboxEntry, SessionBuffer, Turn
 from ..errors import BufferBusy
 from ..observability import logger
-from ..ports import Clock, FragmentQueue
+from ..ports import Clock, FragmentQueue, FragmentStore, SessionStore
 from ..write.intake import submit_fragment
 
 MAX_WRITE_ATTEMPTS = 12
@@ -128,10 +129,14 @@ class Written:
     wrote: bool
 
 
+class BufferStore(SessionStore, FragmentStore, Protocol):
+    """Buffers live in the session rows and are handed over as fragments."""
+
+
 class SessionBuffers:
     def __init__(
         self,
-        repository,
+        repository: BufferStore,
         queue: FragmentQueue,
         clock: Clock,
         new_id: Callable[[], str],

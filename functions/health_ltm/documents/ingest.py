@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..domain.models import Fact, Provenance
 from ..domain.sections import ALLOWED_STATUSES, FactStatus, Section, Stage
 from ..errors import InvalidDocument
+from ..ports import FactStore
 
 SourceType = Literal["lab_result", "document", "appointment"]
 
@@ -46,7 +47,7 @@ def documented_fact_id(document_id: str, section: Section, key: str) -> str:
     return f"doc-{digest.hexdigest()}"
 
 
-def ingest(repository, now: datetime, document: DocumentIn) -> list[str]:
+def ingest(repository: FactStore, now: datetime, document: DocumentIn) -> list[str]:
     # Imported here: the internal route is rare, and these modules are heavy for a cold start.
     from ..domain.attributes import validate_attributes
     from ..write.normalize import normalize_name

@@ -10,14 +10,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from ..domain.fingerprint import facts_fingerprint
 from ..domain.models import Fact, UserMemory
 from ..domain.sections import FactStatus, Section, Stage
 from ..domain.transitions import DecisionContext, FactDecision, merge, policy_change
 from ..errors import ConflictError
-from ..ports import ChangeSet, Clock, FactWrite, VectorIndex
+from ..ports import (
+    ChangeSet,
+    Clock,
+    ContextStore,
+    EpisodeStore,
+    FactStore,
+    FactWrite,
+    SummaryStore,
+    VectorIndex,
+)
 from .episodes import archive_episodes
 from .plan import PlannedChange
 from .policies import PolicyTable, load_policies
@@ -52,8 +61,16 @@ class _Step:
     copied_from: list[str] = field(default_factory=list)
 
 
+class SummarySource(ContextStore, SummaryStore, Protocol):
+    """The summary is rendered from the memory and kept only when its facts changed."""
+
+
+class MaintenanceStore(SummarySource, FactStore, EpisodeStore, Protocol):
+    """One user's maintenance: policy changes, consolidation, the summary, episode archival."""
+
+
 def run_user(
-    repository,
+    repository: MaintenanceStore,
     user_id: str,
     clock: Clock,
     new_id: Callable[[], str],
@@ -208,7 +225,7 @@ def _consolidate(
     return steps
 
 
-def _write(repository, user_id: str, step: _Step) -> None:
+def _write(repository: FactStore, user_id: str, step: _Step) -> None:
     changes = ChangeSet()
     for i, decision in enumerate(step.decisions):
         changes.facts.append(
@@ -229,7 +246,11 @@ def _write(repository, user_id: str, step: _Step) -> None:
 
 
 def refresh_summary(
-    repository, user_id: str, now: datetime, table: PolicyTable, memory: UserMemory | None = None
+    repository: SummarySource,
+    user_id: str,
+    now: datetime,
+    table: PolicyTable,
+    memory: UserMemory | None = None,
 ) -> bool:
     """Rewrite the compact profile summary only when the facts behind it changed."""
     memory = memory if memory is not None else repository.load_memory(user_id)

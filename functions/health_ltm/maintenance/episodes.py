@@ -13,7 +13,7 @@ from datetime import date, datetime
 
 from ..domain.models import Episode
 from ..errors import ConflictError
-from ..ports import VectorIndex
+from ..ports import EpisodeStore, VectorIndex
 from .plan import PlannedChange
 from .policies import PolicyTable
 
@@ -30,7 +30,7 @@ def is_due(episode: Episode, today: date, archive_after_days: int) -> bool:
 
 
 def archive_episodes(
-    repository,
+    repository: EpisodeStore,
     vector_index: VectorIndex,
     user_id: str,
     now: datetime,
@@ -47,7 +47,7 @@ def archive_episodes(
 
 
 def _archive(
-    repository,
+    repository: EpisodeStore,
     vector_index: VectorIndex,
     user_id: str,
     episode: Episode | None,

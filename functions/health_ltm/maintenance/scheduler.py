@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from ..domain.messages import MaintenanceMessage
-from ..ports import Clock
+from ..ports import ActivityIndex, Clock
 from .policies import PolicyTable, load_policies
 
 MAX_CATCH_UP_DAYS = 31
@@ -42,7 +42,7 @@ def due_days(today: date, last_run: date | None, table: PolicyTable) -> list[str
 
 
 def fan_out(
-    repository, queue, clock: Clock, dry_run: bool = False, policies: PolicyTable | None = None
+    repository: ActivityIndex, queue, clock: Clock, dry_run: bool = False, policies: PolicyTable | None = None
 ) -> FanOut:
     """The scheduled run: one "list this day" task per due activity day. Listing the users
     happens in the queue's workers, in parallel across days and a page at a time, so no single
@@ -62,7 +62,9 @@ def fan_out(
     return FanOut(run_day=today.isoformat(), days_queried=len(days), users=0, dry_run=dry_run)
 
 
-def fan_out_day(repository, queue, task: MaintenanceMessage, seconds_left: Callable[[], float]) -> int:
+def fan_out_day(
+    repository: ActivityIndex, queue, task: MaintenanceMessage, seconds_left: Callable[[], float]
+) -> int:
     """List one activity day's users page by page and queue them in batches; when the
     invocation runs short of time, queue a continuation from the cursor instead. Returns the
     number of users queued. A retried task re-queues some users: their jobs are idempotent."""

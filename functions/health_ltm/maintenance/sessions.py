@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, timedelta
 
-from ..chat.sessions import BufferPolicy, SessionBuffers
+from ..chat.sessions import BufferPolicy, BufferStore, SessionBuffers
 from ..observability import logger
 from ..ports import Clock, FragmentQueue
 
@@ -53,7 +53,7 @@ class SessionSweep:
 
 
 def sweep_idle_sessions(
-    repository,
+    repository: BufferStore,
     queue: FragmentQueue,
     clock: Clock,
     new_id: Callable[[], str],

@@ -39,7 +39,7 @@ from ..domain.sections import (
     Stage,
 )
 from ..domain.text import CJK
-from ..ports import Embedder, EpisodeHit, VectorIndex
+from ..ports import ContextStore, Embedder, EpisodeHit, VectorIndex
 from .classify import QueryClassification
 from .recency import CANDIDATES_PER_RESULT, rerank
 from .render import (
@@ -155,7 +155,7 @@ def _search_episodes(
 
 
 def build_context(
-    repository,
+    repository: ContextStore,
     classification: QueryClassification,
     user_id: str,
     query: str,
@@ -171,7 +171,7 @@ def build_context(
     fragment id: the buffer was flushed) is shown once."""
     now = now or datetime.now(UTC)
     sections = list(classification.sections)
-    future = None
+    future = None  # started first: the search runs while the memory is read
     if classification.needs_episodes and embedder is not None and vector_index is not None:
         future = _episode_pool().submit(
             _search_episodes, embedder, vector_index, user_id, query, EPISODES_K, now
@@ -188,35 +188,10 @@ def build_context(
     pending = _pending(memory.pending, unprocessed, selected)
     statuses = _statuses(memory, sections, scan)
     gaps = _gaps(memory, selected, pending, query_language(query), scan)
-    clarifications = [
-        ClarificationView(id=c.id, section=c.section, reason=c.reason, current=c.current, proposed=c.proposed)
-        for c in memory.clarifications
-        if c.section in selected
-    ]
+    clarifications = _clarifications(memory, selected)
     discrepancies = _discrepancies(memory, selected, history)
-
-    episodes: list[EpisodeView] = []
-    episode_ids: list[str] = []
-    episodes_status = "skipped"
-    if future is not None:
-        try:
-            hits = future.result(timeout=episode_timeout_s)
-            kept = _episodes(hits, memory)
-            episodes = [view for _, view in kept]
-            episode_ids = [hit.episode_id for hit, _ in kept]
-            episodes_status = "ok"
-        except Exception:
-            future.cancel()
-            episodes_status = "unavailable"
-
-    # A general question gets the compact profile summary, if it still describes these facts.
-    summary = (
-        memory.summary
-        if classification.prefers_summary
-        and memory.summary
-        and memory.summary_fingerprint == facts_fingerprint([*memory.facts, *memory.ended])
-        else None
-    )
+    episodes, episode_ids, episodes_status = _await_episodes(future, episode_timeout_s, memory)
+    summary = _summary(memory, classification)
     parts = PromptParts(statuses, gaps, clarifications, pending, discrepancies, episodes)
     prompt, used_fact_ids, in_prompt = _render(memory, selected, history, parts, max_tokens, summary, scan)
     if summary:  # the summary stands for the facts: the blocks list those a prompt of facts holds
@@ -244,6 +219,37 @@ def build_context(
         fact_ids=used_fact_ids,
         episode_ids=episode_ids,
     )
+
+
+def _clarifications(memory: UserMemory, selected: set[Section]) -> list[ClarificationView]:
+    return [
+        ClarificationView(id=c.id, section=c.section, reason=c.reason, current=c.current, proposed=c.proposed)
+        for c in memory.clarifications
+        if c.section in selected
+    ]
+
+
+def _await_episodes(
+    future: concurrent.futures.Future[list[EpisodeHit]] | None, timeout_s: float, memory: UserMemory
+) -> tuple[list[EpisodeView], list[str], str]:
+    """The search's episodes, their ids and the status: within the time left, or none (the
+    context never waits longer for episodes than ``timeout_s``)."""
+    if future is None:
+        return [], [], "skipped"
+    try:
+        kept = _episodes(future.result(timeout=timeout_s), memory)
+    except Exception:
+        future.cancel()
+        return [], [], "unavailable"
+    return [view for _, view in kept], [hit.episode_id for hit, _ in kept], "ok"
+
+
+def _summary(memory: UserMemory, classification: QueryClassification) -> str | None:
+    """A general question gets the compact profile summary, if it still describes these facts."""
+    if not (classification.prefers_summary and memory.summary):
+        return None
+    fresh = memory.summary_fingerprint == facts_fingerprint([*memory.facts, *memory.ended])
+    return memory.summary if fresh else None
 
 
 # One line to be: (recency: lower first, insertion index: unique, what to write, fact id). Ties

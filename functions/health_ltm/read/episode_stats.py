@@ -20,10 +20,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from ..observability import logger, metrics
+from ..ports import ActivityIndex, EpisodeStore
 
 FLUSH_AFTER_S = 60.0
 FLUSH_AFTER_HITS = 200
@@ -35,12 +37,16 @@ class _Tally:
     last_at: datetime
 
 
+class StatsStore(EpisodeStore, ActivityIndex, Protocol):
+    """Counts go to the episode rows; a retrieval also makes the user due for archiving later."""
+
+
 class EpisodeStats:
     """One per container (see wiring); thread-safe."""
 
     def __init__(
         self,
-        repository,
+        repository: StatsStore,
         *,
         due_after_days: int | None = None,
         flush_after_s: float = FLUSH_AFTER_S,

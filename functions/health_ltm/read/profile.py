@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Protocol, TypedDict
 
 from aws_lambda_powertools.metrics import MetricUnit
 
@@ -12,11 +12,34 @@ from ..domain.sections import ALLOWED_STATUSES, HISTORICAL_STATUSES, Section, Se
 from ..domain.transitions import DecisionContext, user_delete, user_edit, user_section_status
 from ..errors import ConflictError, InvalidEdit, NotFound, StaleVersion
 from ..observability import logger, metrics
-from ..ports import ChangeSet, Clock, FactWrite, SectionWrite, VectorIndex
+from ..ports import (
+    ChangeSet,
+    Clock,
+    ContextStore,
+    EpisodeStore,
+    ErasureStore,
+    FactStore,
+    FactWrite,
+    SectionWrite,
+    VectorIndex,
+)
+
+
+class SectionStore(ContextStore, FactStore, Protocol):
+    """A section's status is read from its memory and written as a change set."""
+
+
+class FactAndEpisodes(FactStore, EpisodeStore, Protocol):
+    """Deleting a fact also forgets the episodes it came from."""
+
+
+class ErasureAndEpisodes(ErasureStore, EpisodeStore, Protocol):
+    """Erasure reads the episode rows' vector references before deleting them."""
+
 
 
 def list_facts(
-    repository,
+    repository: ContextStore,
     user_id: str,
     section: Section | None = None,
     status: str | None = None,
@@ -36,7 +59,7 @@ def list_facts(
     return facts, memory.sections
 
 
-def get_fact(repository, user_id: str, fact_id: str) -> tuple[Fact, list[HistoryEvent]]:
+def get_fact(repository: FactStore, user_id: str, fact_id: str) -> tuple[Fact, list[HistoryEvent]]:
     fact = repository.get_fact(user_id, fact_id)
     if fact is None:
         raise NotFound(fact_id)
@@ -44,7 +67,7 @@ def get_fact(repository, user_id: str, fact_id: str) -> tuple[Fact, list[History
 
 
 def edit_fact(
-    repository,
+    repository: FactStore,
     clock: Clock,
     new_id: Callable[[], str],
     user_id: str,
@@ -93,7 +116,7 @@ def edit_fact(
 
 
 def delete_fact(
-    repository,
+    repository: FactAndEpisodes,
     clock: Clock,
     new_id: Callable[[], str],
     user_id: str,
@@ -118,7 +141,7 @@ def delete_fact(
 
 
 def forget_episodes(
-    repository, vectors: VectorIndex | None, user_id: str, fragment_ids: Sequence[str]
+    repository: EpisodeStore, vectors: VectorIndex | None, user_id: str, fragment_ids: Sequence[str]
 ) -> int:
     """Delete the episodes of these fragments (one per fragment, keyed by it): the vectors first,
     by the references their rows keep (no search: one indexed a moment ago is found too), then
@@ -134,7 +157,12 @@ def forget_episodes(
 
 
 def set_section_status(
-    repository, clock: Clock, new_id: Callable[[], str], user_id: str, section: Section, status: SectionStatus
+    repository: SectionStore,
+    clock: Clock,
+    new_id: Callable[[], str],
+    user_id: str,
+    section: Section,
+    status: SectionStatus,
 ) -> SectionState:
     # No version comes with this request: a concurrent write-path change (say, a new allergy)
     # is re-read and the user's choice applied on top of it.
@@ -156,7 +184,7 @@ def set_section_status(
     raise AssertionError("unreachable")
 
 
-def export_user(repository, vectors: VectorIndex | None, user_id: str) -> dict:
+def export_user(repository: ErasureStore, vectors: VectorIndex | None, user_id: str) -> dict:
     data = repository.export(user_id)
     data["vector_documents"] = vectors.count_user(user_id) if vectors else 0
     return data
@@ -171,7 +199,7 @@ class Erasure(TypedDict):
     vector_verification: Literal["verified", "pending"]
 
 
-def erase_user(repository, vectors: VectorIndex | None, user_id: str) -> Erasure:
+def erase_user(repository: ErasureAndEpisodes, vectors: VectorIndex | None, user_id: str) -> Erasure:
     """Erase everything held about the user, then verify that nothing is left.
 
     Vectors: by the references the user's episode rows keep (read before the partition goes,

@@ -27,7 +27,7 @@ from ..domain.models import (
 from ..domain.sections import Section
 from ..domain.sessions import SessionBuffer
 from ..errors import ConflictError, FragmentGone
-from ..ports import ChangeSet
+from ..ports import ChangeSet, FactWrite, SectionWrite
 from ..schema import ACTIVE_DAY_ATTRIBUTE, ACTIVE_USER_ATTRIBUTE, ACTIVE_USERS_INDEX, TTL_ATTRIBUTE
 from . import keys
 from .codec import (
@@ -328,114 +328,15 @@ class DynamoRepository:
         pk = keys.user_pk(user_id)
         items: list[dict] = []
         for write in changes.facts:
-            fact = write.fact
-            whole = {
-                "PK": _s(pk),
-                "SK": _s(keys.fact_sk(fact.section, fact.id)),
-                "kind": _s("fact"),
-                "section": _s(fact.section.value),
-                "status": _s(fact.status.value),
-                "stage": _s(fact.stage.value),
-                "version": _n(fact.version),
-                "data": _s(fact_data(fact)),
-            }
-            ended_key = {"PK": _s(pk), "SK": _s(keys.ended_sk(fact.section, fact.id))}
-            if is_ended(fact):
-                # The whole fact goes to the ended block; its brief keeps the key the conditions
-                # are on. Unconditional: the brief's condition guards the pair.
-                items.append({"Put": {"TableName": self.table_name, "Item": {**whole, **ended_key}}})
-                fact_item = {**whole, "kind": _s("ended"), "data": _s(ended_data(fact))}
-            else:
-                fact_item = whole
-                if was_ended(write.event.before):  # back on the record ("I'm taking it again")
-                    items.append({"Delete": {"TableName": self.table_name, "Key": ended_key}})
-            if write.expected_version is None:
-                condition = "attribute_not_exists(PK)"
-                values = None
-            else:
-                condition = "version = :v"
-                values = {":v": _n(write.expected_version)}
-            put: dict[str, Any] = {
-                "TableName": self.table_name,
-                "Item": fact_item,
-                "ConditionExpression": condition,
-            }
-            if values:
-                put["ExpressionAttributeValues"] = values
-            items.append({"Put": put})
-            items.append(self._history_put(pk, write.event))
-            if write.new_key:
-                items.append(
-                    {
-                        "Put": {
-                            "TableName": self.table_name,
-                            "Item": {
-                                "PK": _s(pk),
-                                "SK": _s(keys.key_guard_sk(write.fact.section.value, write.fact.key)),
-                                "fact_id": _s(write.fact.id),
-                            },
-                            "ConditionExpression": "attribute_not_exists(PK)",
-                        }
-                    }
-                )
-            if write.release_key:
-                section, key = write.release_key
-                items.append(
-                    {
-                        "Delete": {
-                            "TableName": self.table_name,
-                            "Key": {"PK": _s(pk), "SK": _s(keys.key_guard_sk(section.value, key))},
-                        }
-                    }
-                )
+            items += self._fact_items(pk, write)
         for section_write in changes.sections:
-            state_item = {
-                "PK": _s(pk),
-                "SK": _s(keys.section_sk(section_write.state.section.value)),
-                "kind": _s("section"),
-                "section": _s(section_write.state.section.value),
-                "version": _n(section_write.state.version),
-                "data": _s(section_write.state.model_dump_json()),
-            }
-            if section_write.expected_version == 0:
-                condition, values = "attribute_not_exists(PK)", None
-            else:
-                condition, values = "version = :v", {":v": _n(section_write.expected_version)}
-            put = {"TableName": self.table_name, "Item": state_item, "ConditionExpression": condition}
-            if values:
-                put["ExpressionAttributeValues"] = values
-            items.append({"Put": put})
-            items.append(self._history_put(pk, section_write.event))
-        for clarification in changes.clarifications:
-            items.append(
-                {
-                    "Put": {
-                        "TableName": self.table_name,
-                        "Item": {
-                            "PK": _s(pk),
-                            "SK": _s(keys.clarification_sk(clarification.id)),
-                            "kind": _s("clarification"),
-                            "section": _s(clarification.section.value),
-                            "data": _s(clarification.model_dump_json()),
-                        },
-                        "ConditionExpression": "attribute_not_exists(PK)",
-                    }
-                }
-            )
-        for clarification_id in changes.resolved_clarifications:
-            items.append(
-                {
-                    "Delete": {
-                        "TableName": self.table_name,
-                        "Key": {"PK": _s(pk), "SK": _s(keys.clarification_sk(clarification_id))},
-                    }
-                }
-            )
+            items += self._section_items(pk, section_write)
+        items += self._clarification_items(pk, changes)
         for copy in changes.copied_history:
             history_put = self._history_put(pk, copy)
             del history_put["Put"]["ConditionExpression"]  # same key, same content: a retry is harmless
             items.append(history_put)
-        if fragment_id is not None:
+        if fragment_id is not None:  # last: a failure of the last item is read as FragmentGone
             items.append(self._fragment_guard(pk, fragment_id, applied, fingerprint))
         if not items:
             return
@@ -449,6 +350,81 @@ class DynamoRepository:
             if any(r.get("Code") in ("ConditionalCheckFailed", "TransactionConflict") for r in reasons):
                 raise ConflictError(str([r.get("Code") for r in reasons])) from exc
             raise
+
+    def _fact_items(self, pk: str, write: FactWrite) -> list[dict]:
+        """The fact (or its ended brief and whole copy), its history event and its key guards."""
+        fact = write.fact
+        items: list[dict] = []
+        whole = {
+            "PK": _s(pk),
+            "SK": _s(keys.fact_sk(fact.section, fact.id)),
+            "kind": _s("fact"),
+            "section": _s(fact.section.value),
+            "status": _s(fact.status.value),
+            "stage": _s(fact.stage.value),
+            "version": _n(fact.version),
+            "data": _s(fact_data(fact)),
+        }
+        ended_key = {"PK": _s(pk), "SK": _s(keys.ended_sk(fact.section, fact.id))}
+        if is_ended(fact):
+            # The whole fact goes to the ended block; its brief keeps the key the conditions
+            # are on. Unconditional: the brief's condition guards the pair.
+            items.append({"Put": {"TableName": self.table_name, "Item": {**whole, **ended_key}}})
+            fact_item = {**whole, "kind": _s("ended"), "data": _s(ended_data(fact))}
+        else:
+            fact_item = whole
+            if was_ended(write.event.before):  # back on the record ("I'm taking it again")
+                items.append({"Delete": {"TableName": self.table_name, "Key": ended_key}})
+        items.append(self._versioned_put(fact_item, write.expected_version))
+        items.append(self._history_put(pk, write.event))
+        if write.new_key:
+            guard = {"PK": _s(pk), "SK": _s(keys.key_guard_sk(fact.section.value, fact.key))}
+            items.append(self._versioned_put({**guard, "fact_id": _s(fact.id)}, None))
+        if write.release_key:
+            section, key = write.release_key
+            released = {"PK": _s(pk), "SK": _s(keys.key_guard_sk(section.value, key))}
+            items.append({"Delete": {"TableName": self.table_name, "Key": released}})
+        return items
+
+    def _section_items(self, pk: str, write: SectionWrite) -> list[dict]:
+        state = write.state
+        state_item = {
+            "PK": _s(pk),
+            "SK": _s(keys.section_sk(state.section.value)),
+            "kind": _s("section"),
+            "section": _s(state.section.value),
+            "version": _n(state.version),
+            "data": _s(state.model_dump_json()),
+        }
+        # A section state's version 0 means "never stored" (a fact's is None).
+        expected = write.expected_version or None
+        return [self._versioned_put(state_item, expected), self._history_put(pk, write.event)]
+
+    def _clarification_items(self, pk: str, changes: ChangeSet) -> list[dict]:
+        items: list[dict] = []
+        for clarification in changes.clarifications:
+            item = {
+                "PK": _s(pk),
+                "SK": _s(keys.clarification_sk(clarification.id)),
+                "kind": _s("clarification"),
+                "section": _s(clarification.section.value),
+                "data": _s(clarification.model_dump_json()),
+            }
+            items.append(self._versioned_put(item, None))
+        for clarification_id in changes.resolved_clarifications:
+            resolved = {"PK": _s(pk), "SK": _s(keys.clarification_sk(clarification_id))}
+            items.append({"Delete": {"TableName": self.table_name, "Key": resolved}})
+        return items
+
+    def _versioned_put(self, item: dict, expected_version: int | None) -> dict:
+        """A Put that must create the item (expected None) or find it at ``expected_version``."""
+        put: dict[str, Any] = {"TableName": self.table_name, "Item": item}
+        if expected_version is None:
+            put["ConditionExpression"] = "attribute_not_exists(PK)"
+        else:
+            put["ConditionExpression"] = "version = :v"
+            put["ExpressionAttributeValues"] = {":v": _n(expected_version)}
+        return {"Put": put}
 
     def _history_put(self, pk: str, event: HistoryEvent) -> dict:
         return {
@@ -492,15 +468,6 @@ class DynamoRepository:
                 "ExpressionAttributeValues": values,
             }
         }
-
-    def fragment_done(self, user_id: str, fragment_id: str) -> set[str]:
-        item = self._call(
-            "get_item",
-            Key={"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.fragment_sk(fragment_id))},
-            ProjectionExpression="done",
-            ConsistentRead=True,
-        ).get("Item")
-        return set(item.get("done", {}).get("SS", [])) if item else set()
 
     def mark_active(self, user_id: str, day: str) -> None:
         expires = datetime.fromisoformat(day).replace(tzinfo=UTC) + ACTIVE_MARKER_TTL
@@ -569,15 +536,6 @@ class DynamoRepository:
 
     def put_scheduler_day(self, day: str) -> None:
         self._call("put_item", Item={"PK": _s("SCHEDULER"), "SK": _s("STATE"), "day": _s(day)})
-
-    def list_active_users(self, day: str) -> list[str]:
-        users: list[str] = []
-        cursor: dict | None = None
-        while True:
-            page, cursor = self.list_active_users_page(day, cursor)
-            users.extend(page)
-            if cursor is None:
-                return users
 
     def list_active_users_page(
         self, day: str, cursor: dict | None = None, limit: int = 1000

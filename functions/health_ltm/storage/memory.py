@@ -11,7 +11,7 @@ import copy
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain.models import (
     AppliedEvent,
@@ -30,6 +30,9 @@ from ..domain.sections import Section
 from ..domain.sessions import SessionBuffer
 from ..errors import ConflictError, FragmentGone
 from ..ports import ChangeSet
+
+if TYPE_CHECKING:
+    from ..ports import MemoryRepository
 from . import keys
 from .codec import from_millis, to_millis
 
@@ -220,12 +223,6 @@ class InMemoryRepository:
                 self._pop(user_id, keys.pending_sk(fragment.id))
             return stored.model_copy(deep=True, update={"done": set(row["done"])})
 
-    def fragment_done(self, user_id: str, fragment_id: str) -> set[str]:
-        self.calls += 1
-        with self._lock:
-            row = self._rows(user_id).get(keys.fragment_sk(fragment_id))
-            return set(row["done"]) if row else set()
-
     # ---------------------------------------------------------------- write path
     def apply(
         self,
@@ -320,15 +317,13 @@ class InMemoryRepository:
     def put_scheduler_day(self, day: str) -> None:
         self._scheduler_day = day
 
-    def list_active_users(self, day: str) -> list[str]:
-        self.calls += 1
-        with self._lock:
-            return sorted(u for u, rows in self._users.items() if keys.active_sk(day) in rows)
-
     def list_active_users_page(
         self, day: str, cursor: dict | None = None, limit: int = 1000
     ) -> tuple[list[str], dict | None]:
-        users = [u for u in self.list_active_users(day) if cursor is None or u > cursor["after"]]
+        self.calls += 1
+        with self._lock:  # a scan of every user: the stand-in for the sparse GSI
+            due = sorted(u for u, rows in self._users.items() if keys.active_sk(day) in rows)
+        users = [u for u in due if cursor is None or u > cursor["after"]]
         page = users[:limit]
         return page, ({"after": page[-1]} if len(users) > limit else None)
 
@@ -424,8 +419,9 @@ class InMemoryRepository:
             )
         }
         out["summary"] = None
+        out["sessions"] = []  # pending turns and recent chat history are held data too
         plural = {"fact": "facts", "section": "sections", "clarification": "clarifications"}
-        for sk, value in sorted(rows.items()):
+        for sk, value in sorted(rows.items()):  # one ordered pass: every list in key order
             kind = keys.context_kind(sk)
             if type(value) is EndedFact:
                 continue  # a brief: the whole fact is exported from the ended block
@@ -439,9 +435,8 @@ class InMemoryRepository:
                 out["fragments"].append(value["fragment"].model_dump(mode="json"))
             elif sk.startswith("EPI#"):
                 out["episodes"].append(value.model_dump(mode="json"))
-        out["sessions"] = [  # chat session buffers (issue 8)
-            v.model_dump(mode="json") for sk, v in sorted(rows.items()) if sk.startswith(keys.session_sk(""))
-        ]
+            elif sk.startswith(keys.session_sk("")):
+                out["sessions"].append(value.model_dump(mode="json"))
         return out
 
     def erase(self, user_id: str) -> int:
@@ -501,3 +496,7 @@ class InMemoryRepository:
 
     def put_session_sweep_day(self, day: str) -> None:
         self._session_sweep_day = day
+
+
+if TYPE_CHECKING:  # tests stand it in for DynamoRepository: it must fill every role too
+    _implements: type[MemoryRepository] = InMemoryRepository

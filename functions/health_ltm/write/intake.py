@@ -17,7 +17,7 @@ from datetime import datetime
 
 from ..domain.models import Fragment, FragmentStatus, Message
 from ..errors import FragmentConflict, FragmentGone, FragmentTooLarge
-from ..ports import Clock, FragmentQueue
+from ..ports import Clock, FragmentQueue, FragmentStore
 
 # Unicode line and paragraph separators that are not "\n": one newline for matching.
 _LINE_BREAKS = {"\u0085": "\n", "\u2028": "\n", "\u2029": "\n", "\r\n": "\n", "\r": "\n", "\x0b": "\n",
@@ -70,7 +70,7 @@ def content_digest(session_id: str, locale: str | None, messages: list[Message])
 
 
 def submit_fragment(
-    repository,
+    repository: FragmentStore,
     queue: FragmentQueue,
     clock: Clock,
     new_id: Callable[[], str],
