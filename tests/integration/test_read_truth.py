@@ -127,6 +127,14 @@ def test_a_chat_turn_is_in_a_context_that_does_not_name_the_session(cloud):
     assert context(user="bob")["pending"] == []
 
 
+def test_none_known_gives_way_to_an_allergy_just_said(cloud):
+    said_and_processed(cloud, "У меня нет аллергий")
+    assert "none known" in context()["prompt"]
+    chat(PENICILLIN, session="s2")
+    prompt = context()["prompt"]
+    assert "пенициллин" in prompt and "none known" not in prompt  # never "none" beside a new allergy
+
+
 def test_an_erased_user_has_no_chat_mention_left(cloud):
     chat(PENICILLIN, session="s1")
     status, _ = call(api_event("DELETE", "/v1/me"))

@@ -186,7 +186,7 @@ def build_context(
     selected = set(sections)
     scan = _scan(memory, selected, history)  # one pass over the loaded facts
     pending = _pending(memory.pending, unprocessed, selected)
-    statuses = _statuses(memory, sections, scan)
+    statuses = _statuses(memory, sections, scan, {s for p in pending for s in p.sections})
     gaps = _gaps(memory, selected, pending, query_language(query), scan)
     clarifications = _clarifications(memory, selected)
     discrepancies = _discrepancies(memory, selected, history)
@@ -335,9 +335,15 @@ def _pending(
     return sorted(views.values(), key=lambda v: (v.received_at, v.fragment_id))
 
 
-def _statuses(memory: UserMemory, sections: Sequence[Section], scan: _Scan | None = None) -> list[StatusLine]:
+def _statuses(
+    memory: UserMemory,
+    sections: Sequence[Section],
+    scan: _Scan | None = None,
+    just_said: set[Section] | frozenset[Section] = frozenset(),
+) -> list[StatusLine]:
     """A section the user said has none, or that they do not know: one line, never a gap. Not
-    where a current fact of the section contradicts it (that is a clarification or a discrepancy)."""
+    where a current fact of the section contradicts it (that is a clarification or a discrepancy),
+    nor where something just said about it waits to be processed (``just_said``)."""
     lines: list[StatusLine] = []
     stated = (scan or _scan(memory, set(sections), False)).stated
     for section in sections:
@@ -351,8 +357,8 @@ def _statuses(memory: UserMemory, sections: Sequence[Section], scan: _Scan | Non
             status = SectionStatus.UNSURE
         else:
             continue
-        if section in stated:
-            continue
+        if section in stated or section in just_said:
+            continue  # a fresh mention ("I'm allergic to penicillin") outdates "none known"
         lines.append(
             StatusLine(
                 section=section,
