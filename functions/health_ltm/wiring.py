@@ -120,6 +120,31 @@ def query_classifier():
     return get_classifier()
 
 
+def context_service():
+    """The read path's use case. Built on each call from the cached parts (cheap), so a test
+    that replaces one part is seen at once."""
+    from .read.service import ContextService
+
+    repo = repository()
+
+    def session_mentions(user_id: str, session_id: str):
+        from .chat.sessions import buffer_mentions
+
+        buffer = repo.get_session(user_id, session_id)
+        return buffer_mentions(buffer) if buffer else []
+
+    return ContextService(
+        repository=repo,
+        classifier=query_classifier(),
+        clock=clock(),
+        episode_timeout_s=get_settings().episode_timeout_s,
+        embedder=embedder(),
+        vector_index=vector_index(),
+        stats=episode_stats(),
+        session_mentions=session_mentions,
+    )
+
+
 @lru_cache(maxsize=1)
 def write_path():
     from .write.pipeline import WritePath
