@@ -516,3 +516,21 @@ def test_a_chinese_conversation(talk):
     assert talk.keys(Section.FAMILY_HISTORY) == {"mother:diabetes"}
     own = talk.fact(Section.CHRONIC_CONDITIONS, "diabetes")
     assert own is not None and own.status is FactStatus.ABSENT
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I think I might have asthma, my friend says so", set()),
+        ("Возможно, у меня гастрит", set()),
+        ("我可能有哮喘", set()),
+        ("I have asthma", {("chronic_conditions", "asthma")}),
+        ("I was diagnosed with type 2 diabetes, probably because of my weight",
+         {("chronic_conditions", "type_2_diabetes")}),
+        ("My mother probably has diabetes", {("family_history", "mother:diabetes")}),  # a risk, kept
+        ("I may be allergic to penicillin", {("allergies", "penicillin")}),  # safety: kept
+    ],
+)  # fmt: skip
+def test_a_guess_at_a_diagnosis_is_not_a_condition(talk, said, expected):
+    talk.say((U, said))
+    assert {(f.section.value, f.key) for f in talk.memory.facts} == expected

@@ -24,6 +24,7 @@ from .text import (
     negated,
     rx,
     third_party_before,
+    uncertain,
 )
 
 SECTIONS = frozenset({Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.FAMILY_HISTORY})
@@ -83,6 +84,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             continue  # "таблетки от давления"; but "от мигрени мне ничего не помогает" is a migraine
         if hypothetical(s, term.start) or _VACCINE_CONTEXT.search(s.low[slice(*s.clause(term.start))]):
             continue
+        if uncertain(s, term.start) and _relative(s, term.start) is None:
+            continue  # "I might have asthma": a guess, not a diagnosis
         draft = _family(s, term, ctx) or _personal(s, term, ctx)
         if draft is None:
             continue

@@ -164,6 +164,15 @@ HYPOTHETICAL = rx(
     r"|\bthinking\s+(?:about|of)\b|\bhow\s+(?:do|does|should|much|often)\b|\bwhat\s+(?:if|about)\b"
     r"|\bneeds?\s+(?:a|an)\b|\bscheduled\s+for\b|\bwaiting\s+for\b|\bпредстоит\b|\bнужн[аоы]\b"
 )
+# ConText's "possible": the user's own guess at a diagnosis ("I might have asthma", "возможно, у
+# меня гастрит", "我可能有哮喘") is not a condition to remember as present. Used for conditions and
+# diagnoses only: an uncertain allergy or drug is still kept (safety).
+UNCERTAIN = rx(
+    r"\b(?:might|may|could)\s+(?:have|be|have\s+got)\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b"
+    r"|\b(?:i\s+)?(?:suspect|wonder\s+if|not\s+sure\s+(?:if|whether))\b|\bfriend\s+(?:says|thinks)\b"
+    r"|\bвозможно\b|\bможет\s+быть\b|\bнаверное\b|\bнаверно\b|\bподозреваю\b|\bне\s+уверен\w*"
+    r"|可能|也许|好像|是不是|怀疑"
+)
 NEGATION = rx(
     r"\b(?:не|нет|ни|никогда|никаких|никакой|no|not|never|none|n't|don't|dont|doesn't|didn't)\b|n't\b"
 )
@@ -276,6 +285,18 @@ def hypothetical(s: Sentence, pos: int) -> bool:
     if HYPOTHETICAL.search(s.low[start:end]):
         return True
     return s.text.rstrip().endswith("?") and end >= len(s.text.rstrip()) - 1
+
+
+_UNCERTAIN_LEAD = rx(
+    r"\W*(?:возможно|может\s+быть|наверное|наверно|кажется|maybe|perhaps|probably|possibly|i\s+guess)\W*"
+)
+
+
+def uncertain(s: Sentence, pos: int) -> bool:
+    """The clause around ``pos`` guesses rather than states ("I might have asthma")."""
+    start, end = s.clause(pos)
+    # "Возможно, у меня гастрит": a lead word alone in the clause before still reaches this one
+    return bool(UNCERTAIN.search(s.low[start:end]) or _UNCERTAIN_LEAD.fullmatch(s.low[:start]))
 
 
 # Pseudo-triggers (ConText): they hold a negation word but affirm ("не могу перестать кашлять",
