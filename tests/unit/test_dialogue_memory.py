@@ -534,3 +534,25 @@ def test_a_chinese_conversation(talk):
 def test_a_guess_at_a_diagnosis_is_not_a_condition(talk, said, expected):
     talk.say((U, said))
     assert {(f.section.value, f.key) for f in talk.memory.facts} == expected
+
+
+@pytest.mark.parametrize(
+    ("turns", "status", "dose"),
+    [
+        ([(U, "I was taking sertraline 50 mg"), (A, "Are you still taking it?"), (U, "yes")], "active", 50.0),
+        ([(U, "I was taking sertraline 50 mg"), (A, "Are you still taking the sertraline?"), (U, "yes")],
+         "active", 50.0),
+        ([(U, "I take sertraline 50 mg"), (A, "Are you still taking it?"), (U, "no")], "stopped", 50.0),
+        ([(A, "Are you still taking sertraline?"), (U, "yes, but now 100 mg")], "active", 100.0),
+    ],
+)  # fmt: skip
+def test_a_yes_or_no_to_still_taking_it_is_about_the_drug_in_focus(talk, turns, status, dose):
+    talk.say(*turns)
+    fact = talk.fact(Section.MEDICATIONS, "sertraline")
+    assert fact.status.value == status and fact.attributes.get("dose_value") == dose
+
+
+def test_an_allergy_list_item_with_its_own_not_is_denied(talk):
+    talk.say((U, "I'm allergic to sulfa drugs, not to penicillin"))
+    assert talk.fact(Section.ALLERGIES, "sulfonamides").status is FactStatus.PRESENT
+    assert talk.fact(Section.ALLERGIES, "penicillin").status is FactStatus.ABSENT

@@ -92,6 +92,8 @@ _SEVERITY = [
 ]
 
 
+_NOT_SURE = rx(r"\bnot\s+sure\b|\bне\s+уверен\w*")
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if not _MENTION.search(s.low):
         return []
@@ -170,6 +172,8 @@ def _entities(s: Sentence) -> list[Draft]:
             status = FactStatus.RESOLVED
         elif negated(s, first, b):
             status = FactStatus.ABSENT
+        elif a > first and negated(s, a, b, window=3) and not _NOT_SURE.search(s.low[first:a]):
+            status = FactStatus.ABSENT  # "allergic to sulfa drugs, not to penicillin": the item's own "not"
         else:
             status = FactStatus.PRESENT
         attributes = _reaction(s.low) if status is FactStatus.PRESENT else {}

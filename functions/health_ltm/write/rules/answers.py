@@ -269,7 +269,12 @@ def read_question(text: str) -> Question:
         ("surgery", Section.SURGERIES),
         ("vaccine", Section.VACCINATIONS),
     ):
-        terms = tuple(t for t in find_terms((kind,), asked) if not _PRESUPPOSED.search(low[: t.start]))
+        # "your back", "the surgery": presupposed, not asked about; but "still taking your
+        # sertraline?" asks whether it goes on
+        still_drug = kind == "drug" and bool(_STILL.search(low))
+        terms = tuple(
+            t for t in find_terms((kind,), asked) if still_drug or not _PRESUPPOSED.search(low[: t.start])
+        )
         if not terms:
             continue
         topic_needed = kind in ("allergen", "vaccine", "surgery")
@@ -292,6 +297,12 @@ def read_question(text: str) -> Question:
             question.subjects[question.subjects.index(existing)] = named
         else:
             question.subjects.append(named)
+    if _ABOUT_THE_DRUG_IN_FOCUS.search(low) and not any(
+        s.section is Section.MEDICATIONS and s.terms for s in question.subjects
+    ):
+        # "Are you still taking it?": the drug the conversation is about (write/focus.py finds it)
+        question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
+        question.subjects.append(Subject(Section.MEDICATIONS, _IN_FOCUS, whole_section=False))
     if _ABOUT_OTHERS.search(low) or _THIRD_PERSON.search(low):
         # "Is anyone in the household a smoker?", "Has he had a fever?": not the user; family
         # history keeps its own reading.
@@ -437,6 +448,27 @@ _CONTRAST = rx(r"\b(?:but|though|although|however|но|однако|хотя|а\
 _TOPIC_OF = {(section, slot): pattern for section, slot, pattern in _TOPICS}
 
 
+_IN_FOCUS = "in_focus"
+_ABOUT_THE_DRUG_IN_FOCUS = rx(
+    r"\b(?:taking|take|on|using|use)\s+(?:it|them|that|those|these)\b"
+    r"|\b(?:принимаете|пьете|пьёте|принимаешь|пьешь|пьёшь)\s+(?:его|их|это|ее|её)\b"
+    r"|(?:还在|还|仍在)(?:吃|服用)(?:它|这个药|这药)?吗"
+)
+_ANSWER_DOSE = rx(r"(\d+(?:[.,]\d+)?)\s*(mg|мг|mcg|мкг|毫克)\b")
+
+
+def _in_focus(answer: str, status: FactStatus) -> Draft:
+    """A yes or no about the drug in focus: its status, and a dose the answer gives ("yes, 100 mg now")."""
+    attributes: dict = {}
+    dose = _ANSWER_DOSE.search(fold_in_place(answer)) if status is FactStatus.ACTIVE else None
+    if dose:
+        unit = "mcg" if dose.group(2) in ("mcg", "мкг") else "mg"
+        attributes = {"dose_value": float(dose.group(1).replace(",", ".")), "dose_unit": unit}
+    draft = _draft(Section.MEDICATIONS, answer, status=status, attributes=attributes)
+    draft.refers_to_focus = True
+    return draft
+
+
 def _denied(question: Question, answer: str) -> list[Draft]:
     drafts: list[Draft] = []
     subjects = question.subjects
@@ -450,6 +482,10 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             if (pattern := _TOPIC_OF.get((s.section, s.slot))) is not None and pattern.search(denied_part)
         ]
     for subject in subjects:
+        if subject.slot == _IN_FOCUS:
+            if _STILL.search(question.text):  # "Are you still taking it?" / "no": it ended
+                drafts.append(_in_focus(answer, FactStatus.STOPPED))
+            continue
         if subject.terms and _BEFORE.search(fold_in_place(question.text)):
             continue  # "back pain before this injury?" / "no": nothing about the back pain now
         if subject.terms:
@@ -509,6 +545,9 @@ def _unsure(question: Question, answer: str) -> list[Draft]:
 def _affirmed(question: Question, answer: str, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     for subject in question.subjects:
+        if subject.slot == _IN_FOCUS:
+            drafts.append(_in_focus(answer, FactStatus.ACTIVE))  # "Still taking it?" / "yes"
+            continue
         if len(subject.terms) > 1:
             continue  # "Any fever, nausea or vomiting?" / "Yes": which of them is not said
         if subject.terms:
@@ -543,6 +582,8 @@ def _terms_with_status(
                 at = s.text.find(question_text[term.start : term.end])
                 if at >= 0:
                     attributes, _ = details(s, at, at + term.end - term.start, len(s.text), 0)
+            given = _in_focus(answer, FactStatus.ACTIVE).attributes  # "yes, but now 100 mg"
+            attributes = {**attributes, **given}
         drafts.append(
             _draft(
                 section,
