@@ -556,3 +556,31 @@ def test_an_allergy_list_item_with_its_own_not_is_denied(talk):
     talk.say((U, "I'm allergic to sulfa drugs, not to penicillin"))
     assert talk.fact(Section.ALLERGIES, "sulfonamides").status is FactStatus.PRESENT
     assert talk.fact(Section.ALLERGIES, "penicillin").status is FactStatus.ABSENT
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(U, "I started metformin 500 mg"), (U, "oops, 850 not 500")],
+        [(U, "I take metformin 500 mg. oops, 850 not 500")],
+    ],
+)
+def test_a_dose_corrected_in_the_same_fragment_is_the_corrected_dose(talk, turns):
+    talk.say(*turns)
+    metformin = talk.fact(Section.MEDICATIONS, "metformin")
+    assert metformin.status is FactStatus.ACTIVE and metformin.attributes.get("dose_value") == 850
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I started metformin 500 mg", {("medications", "metformin")}),
+        ("I've started metformin", {("medications", "metformin")}),
+        ("I started taking metformin 500 mg", {("medications", "metformin")}),
+        ("I started feeling dizzy after the metformin", {("symptoms", "dizziness")}),
+        ("My mom started insulin last year", set()),
+    ],
+)
+def test_i_started_a_drug_is_taking_it(talk, said, expected):
+    talk.say((U, said))
+    assert {(f.section.value, f.key) for f in talk.memory.facts} == expected

@@ -41,6 +41,7 @@ class _Referent:
     hint: str
     fact: Fact | None = None
     said_by_assistant: str | None = None  # the assistant turn that named it, when only it did
+    attributes: dict = field(default_factory=dict)  # as stored, or as said earlier in this fragment
 
 
 def resolve(
@@ -60,9 +61,8 @@ def resolve(
         referents = _candidates(assertion, assertions[:position], messages, memory, session_id)
         old = _old_value(assertion.evidence)
         if old is not None:
-            referents = [
-                r for r in referents if r.fact and _same_number(r.fact.attributes.get("dose_value"), old)
-            ]
+            # "850 not 500": only the drug whose dose was 500, stored or said a moment ago
+            referents = [r for r in referents if _same_number(r.attributes.get("dose_value"), old)]
         if not referents:
             out.assertions.append(assertion)  # validation rejects it as unresolved_reference
             continue
@@ -112,8 +112,10 @@ def _candidates(
     for previous in earlier:
         if previous.section is section and previous.name and not previous.refers_to_focus:
             normalized = normalize_name(section, previous.name, previous.normalized_hint)
+            stored = by_key.get(normalized.key)
+            attributes = {**(stored.attributes if stored else {}), **previous.attributes}
             named[normalized.key] = _Referent(
-                normalized.key, previous.name, normalized.name_normalized, by_key.get(normalized.key)
+                normalized.key, previous.name, normalized.name_normalized, stored, attributes=attributes
             )
     for message in messages:
         if message.role is Role.USER and fold_in_place(message.text).find(evidence) >= 0:
@@ -122,8 +124,14 @@ def _candidates(
             key = term.entry.key
             said = message.text if message.role is Role.ASSISTANT else None
             name = message.text[term.start : term.end]
+            stored = by_key.get(key)
             named[key] = named.get(key) or _Referent(
-                key, name, normalize_name(section, name).name_normalized, by_key.get(key), said
+                key,
+                name,
+                normalize_name(section, name).name_normalized,
+                stored,
+                said,
+                dict(stored.attributes) if stored else {},
             )
     if named:
         referents = list(named.values())
@@ -132,7 +140,8 @@ def _candidates(
     # 2. Current facts mentioned in this session, 3. every current fact of the section.
     in_session = [f for f in current if session_id and session_id in f.session_ids]
     return [
-        _Referent(f.key, f.name_raw or f.name_normalized, f.name_normalized, f) for f in in_session or current
+        _Referent(f.key, f.name_raw or f.name_normalized, f.name_normalized, f, attributes=dict(f.attributes))
+        for f in in_session or current
     ]
 
 

@@ -61,7 +61,9 @@ _CUES = [
         r"\b(?:take|takes|use|inject)\b|\btaking\b|\b(?:now|currently)\s+on\b",
         r"\b(?:i\s+am|i'm|im)\s+(?:currently\s+|still\s+|now\s+)?(?:taking|on|using)\b",
         r"\b(?:have|'ve|i've)\s+been\s+(?:taking|on|using)\b"
-        r"|\b(?:started|began|start)\s+(?:taking|on|using)\b",
+        r"|\b(?:started|began|start)\s+(?:taking|on|using)\b"
+        # "I started metformin 500 mg", "I've restarted it": the drug itself is the object
+        r"|\b(?:i\s+|i've\s+|i\s+have\s+|just\s+)(?:re)?(?:started|began)\b(?!\s+(?:to\s+)?(?:feel|get|have|notice|taking|on|using))",
         # a switch: the old drug is stopped, the new one taken (see _status)
         r"\b(?:переш(?:ел|ла)|перевели|перевела?|заменил\w*|поменял\w*|сменил\w*|replaced"
         r"|switched)\b(?!\s+(?:мне\s+)?(?:дозу|дозировку|dose|dosage))",
