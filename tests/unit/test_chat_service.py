@@ -16,6 +16,7 @@ from health_ltm.domain.models import Fact, FragmentStatus, Provenance, Role
 from health_ltm.domain.sections import FactStatus, Section, Stage
 from health_ltm.errors import ModelTimeout, NoChatModel
 from health_ltm.read.classify import QueryClassifier
+from health_ltm.read.service import ContextService
 from health_ltm.settings import Settings
 from health_ltm.storage.memory import InMemoryRepository
 from health_ltm.write.pipeline import WritePath
@@ -67,7 +68,12 @@ def turn(env, clock, message: str, model, session: str = "s1", **kw) -> ChatAnsw
         queue=queue,
         clock=clock,
         new_id=new_ulid,
-        classifier=QueryClassifier(),
+        context=ContextService(
+            repository=repo,
+            classifier=QueryClassifier(),
+            clock=clock,
+            episode_timeout_s=settings.episode_timeout_s,
+        ),
         model=model,
         settings=kw.pop("settings", settings),
         user_id=kw.pop("user_id", "alice"),

@@ -4,7 +4,7 @@ user turn -> session buffer (persisted BEFORE the model is called: a crash mid-t
              nothing, and with no model the memory still gets the words)
           -> first turn of a session: flush the user's other open sessions (read-your-writes
              across conversations)
-          -> read path (build_context: labelled blocks by provenance; the session's buffered
+          -> read path (read.service.ContextService: labelled blocks by provenance; the session's buffered
              turns that mention allergies or drugs as "just said") -> system prompt
           -> model (settings.chat_model) with the session's recent turns as history
           -> assistant turn -> buffer (N user turns: flush to the write path)
@@ -19,8 +19,8 @@ from ..domain.models import Role
 from ..domain.sessions import Turn
 from ..errors import EmptyAnswer, ModelUnavailable, NoChatModel
 from ..observability import logger
-from ..ports import ContextStore
-from ..read.context import ContextResult, build_context
+from ..read.context import ContextResult
+from ..read.service import ContextService
 from ..settings import Settings
 from .prompts import chat_messages
 from .sessions import BufferPolicy, BufferStore, SessionBuffers, buffer_mentions
@@ -40,26 +40,21 @@ class ChatAnswer:
     fragment_ids: list[str]  # fragments this turn flushed to the write path
 
 
-class ChatStore(BufferStore, ContextStore, Protocol):
-    """A chat turn is buffered, then answered from the memory."""
-
-
 def chat_turn(
     *,
-    repository: ChatStore,
+    repository: BufferStore,
     queue,
     clock,
     new_id,
-    classifier,
+    context: ContextService,
     model: ChatModel | None,
     settings: Settings,
     user_id: str,
     session_id: str,
     message: str,
     locale: str | None = None,
-    embedder=None,
-    vector_index=None,
 ) -> ChatAnswer:
+    """``context``: the read path's use case (the same one POST /v1/context runs)."""
     buffers = SessionBuffers(repository, queue, clock, new_id, BufferPolicy.from_settings(settings))
     recorded = buffers.record(
         user_id,
@@ -79,19 +74,14 @@ def chat_turn(
 
     history = recorded.history
     recent_user = [t.text for t in history if t.role is Role.USER][-3:]
-    classification = classifier.classify(message, recent_user)
-    context = build_context(
-        repository,
-        classification,
+    memory = context.build(
         user_id,
         message,
         settings.chat_context_tokens,
-        embedder=embedder,
-        vector_index=vector_index,
-        episode_timeout_s=settings.episode_timeout_s,
+        recent_user_messages=recent_user,
         unprocessed=buffer_mentions(recorded.buffer),  # this session's turns, before any flush
     )
-    messages = chat_messages(context.prompt, history, message, locale or recorded.buffer.locale)
+    messages = chat_messages(memory.prompt, history, message, locale or recorded.buffer.locale)
     try:
         answer = model.complete(messages)
         if not answer.strip():
@@ -113,10 +103,10 @@ def chat_turn(
     logger.info(
         "chat turn",
         extra={
-            "sections": len(context.sections),
-            "facts": len(context.fact_ids),
+            "sections": len(memory.sections),
+            "facts": len(memory.fact_ids),
             "history_turns": len(history),
             "flushed": len(flushed),
         },
     )
-    return ChatAnswer(answer=answer, session_id=session_id, context=context, fragment_ids=flushed)
+    return ChatAnswer(answer=answer, session_id=session_id, context=memory, fragment_ids=flushed)

@@ -54,15 +54,13 @@ def post_chat(body: Annotated[ChatIn, Body()]) -> ChatOut:
         queue=wiring.fragment_queue(),
         clock=wiring.clock(),
         new_id=wiring.id_factory(),
-        classifier=wiring.query_classifier(),
+        context=wiring.context_service(),
         model=wiring.chat_model(),
         settings=settings,
         user_id=user_id,
         session_id=body.session_id,
         message=body.message,
         locale=body.locale,
-        embedder=wiring.embedder(),
-        vector_index=wiring.vector_index(),
     )
     return ChatOut(
         answer=result.answer,

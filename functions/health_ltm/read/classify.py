@@ -35,6 +35,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..data import load as data_file
 from ..domain.hashing_embedder import HashingEmbedder
 from ..domain.sections import Section
 from ..domain.text import fold_case
@@ -42,7 +43,6 @@ from ..ports import Embedder
 from .lexicon import CJK_RE, Lexicon, words
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "query_classes.json"
-SYNONYMS_PATH = DATA_PATH.with_name("synonyms.json")
 SMALLTALK = "smalltalk"
 _HISTORY = "@history"
 _FOLLOW_UP = "@follow_up"
@@ -353,7 +353,7 @@ def entity_terms(kind: str, chronic: bool | None = None) -> tuple[str, ...]:
     """Every name and alias of one kind of the synonym table, as lexicon terms (whole words for
     a short name, stems for a long one, CJK as substrings). A four-letter Latin word is a whole
     word ("numb" is not "number"); Cyrillic keeps its stems (inflection)."""
-    raw = json.loads(SYNONYMS_PATH.read_text(encoding="utf-8")).get(kind, [])
+    raw = data_file("synonyms.json").get(kind, [])
     terms: set[str] = set()
     for item in raw:
         if chronic is not None and bool(item.get("chronic")) is not chronic:

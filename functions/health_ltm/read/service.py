@@ -42,12 +42,15 @@ class ContextService:
         max_tokens: int,
         recent_user_messages: Sequence[str] = (),
         session_id: str | None = None,
+        unprocessed: Sequence[PendingMention] = (),
     ) -> ContextResult:
+        """``unprocessed``: mentions the caller holds that are not stored yet (the chat turn's own
+        buffer); ``session_id``: a session whose buffer is read for them."""
         classification = self.classifier.classify(query, list(recent_user_messages))
         now = self.clock.now()
-        unprocessed: list[PendingMention] = []
+        unprocessed = list(unprocessed)
         if session_id and self.session_mentions is not None:  # one GetItem, only when asked for
-            unprocessed = self.session_mentions(user_id, session_id)
+            unprocessed += self.session_mentions(user_id, session_id)
         result = build_context(
             self.repository,
             classification,

@@ -16,13 +16,12 @@ only a fuzzy look-up needs (about 20 ms of imports, not paid by the api function
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 
+from ..data import load as data_file
 from ..domain.sections import Section
 from ..domain.text import CJK, fold_in_place
 
@@ -165,7 +164,7 @@ class _Index:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, list[Entry]]:
-    raw = json.loads(resources.files("health_ltm.data").joinpath("synonyms.json").read_text("utf-8"))
+    raw = data_file("synonyms.json")
     table: dict[str, list[Entry]] = {}
     for kind, items in raw.items():
         if not isinstance(items, list) or kind.startswith("_"):

@@ -6,7 +6,7 @@ from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
 from ..normalize import find_terms, kinds_for, normalize_name
 from .objects import enumeration
-from .text import Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
+from .text import UNCERTAIN, Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
 
 SECTIONS = frozenset({Section.ALLERGIES})
 _KINDS = kinds_for(Section.ALLERGIES)
@@ -92,8 +92,6 @@ _SEVERITY = [
 ]
 
 
-_NOT_SURE = rx(r"\bnot\s+sure\b|\bне\s+уверен\w*")
-
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if not _MENTION.search(s.low):
         return []
@@ -172,7 +170,7 @@ def _entities(s: Sentence) -> list[Draft]:
             status = FactStatus.RESOLVED
         elif negated(s, first, b):
             status = FactStatus.ABSENT
-        elif a > first and negated(s, a, b, window=3) and not _NOT_SURE.search(s.low[first:a]):
+        elif a > first and negated(s, a, b, window=3) and not UNCERTAIN.search(s.low[first:a]):
             status = FactStatus.ABSENT  # "allergic to sulfa drugs, not to penicillin": the item's own "not"
         else:
             status = FactStatus.PRESENT

@@ -25,12 +25,15 @@ from ...domain.text import CJK, fold_in_place
 from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
+from .chinese import zh_dose
 from .dates import parse_number
-from .medication_details import details
+from .medication_details import DOSE, _dose_match, details
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
 from .objects import _VAGUE as VAGUE
 from .text import (
     NEGATION,
+    NOW_WORDS,
+    NOW_WORDS_ZH,
     RELATIVE,
     RELATIVE_BY_WORD,
     Context,
@@ -183,7 +186,7 @@ _QUIT_VERB = rx(
 _BACK_REFERENCE = rx(r"\s*(?:taking\s+)?(?:it|them|that|его|её|ее|их|это|它|了)\b")
 _LIST_GLUE = rx(r"[\s,;、，/+&-]*(?:and|or|и|или|а\s+также|плюс|和|还有|以及)?[\s,;、，/+&-]*")
 _SENTENCE_END = rx(r"[.!?。！？]")
-_NOW = rx(r"сейчас|теперь|\bnow\b|currently|these\s+days|nowadays|现在|目前")
+_NOW = rx(rf"\b{NOW_WORDS}\b|{NOW_WORDS_ZH}")
 
 
 def _stopped_in_answer(low: str, spans: list[tuple[int, int]], index: int, previous: bool | None) -> bool:
@@ -454,16 +457,19 @@ _ABOUT_THE_DRUG_IN_FOCUS = rx(
     r"|\b(?:принимаете|пьете|пьёте|принимаешь|пьешь|пьёшь)\s+(?:его|их|это|ее|её)\b"
     r"|(?:还在|还|仍在)(?:吃|服用)(?:它|这个药|这药)?吗"
 )
-_ANSWER_DOSE = rx(r"(\d+(?:[.,]\d+)?)\s*(mg|мг|mcg|мкг|毫克)\b")
+def _answer_dose(answer: str) -> dict:
+    """A dose the answer gives ("yes, but now 100 mg", "是的，现在吃100毫克"), as attributes."""
+    low = fold_in_place(answer)
+    found = next((d for m in DOSE.finditer(low) if (d := _dose_match(m, low))), None)
+    if found is not None:
+        return {"dose_value": found[0], "dose_unit": found[1].value}
+    zh = zh_dose(answer) if CJK.search(answer) else None
+    return {"dose_value": zh[0], "dose_unit": zh[1]} if zh else {}
 
 
 def _in_focus(answer: str, status: FactStatus) -> Draft:
-    """A yes or no about the drug in focus: its status, and a dose the answer gives ("yes, 100 mg now")."""
-    attributes: dict = {}
-    dose = _ANSWER_DOSE.search(fold_in_place(answer)) if status is FactStatus.ACTIVE else None
-    if dose:
-        unit = "mcg" if dose.group(2) in ("mcg", "мкг") else "mg"
-        attributes = {"dose_value": float(dose.group(1).replace(",", ".")), "dose_unit": unit}
+    """A yes or no about the drug in focus: its status, and a dose the answer gives."""
+    attributes = _answer_dose(answer) if status is FactStatus.ACTIVE else {}
     draft = _draft(Section.MEDICATIONS, answer, status=status, attributes=attributes)
     draft.refers_to_focus = True
     return draft
@@ -582,8 +588,7 @@ def _terms_with_status(
                 at = s.text.find(question_text[term.start : term.end])
                 if at >= 0:
                     attributes, _ = details(s, at, at + term.end - term.start, len(s.text), 0)
-            given = _in_focus(answer, FactStatus.ACTIVE).attributes  # "yes, but now 100 mg"
-            attributes = {**attributes, **given}
+            attributes = {**attributes, **_answer_dose(answer)}  # "yes, but now 100 mg"
         drafts.append(
             _draft(
                 section,

@@ -674,6 +674,15 @@ def _med_status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | N
     return cue.status
 
 
+def zh_dose(text: str) -> tuple[float, str] | None:
+    """The first dose written the Chinese way in ``text`` ("100毫克", "半片"): value and unit."""
+    for m in _DOSE.finditer(text):
+        dose = _dose_value(m)
+        if dose:
+            return dose
+    return None
+
+
 def _dose_value(m: re.Match[str]) -> tuple[float, str] | None:
     raw = m.group("val")
     value = float(raw) if raw[0].isdigit() else (0.5 if raw == "半" else float(zh_number(raw) or 0))

@@ -22,16 +22,19 @@ _CLAUSE_BREAK = re.compile(
     r"[,;:()—–，；：、（）]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s"
     r"|\s(?:and|и)\s(?=(?:i|i'm|i've|я|мне|меня)\b)"  # "... nausea and I want to get it checked"
 )
+# Words that put what follows in the present ("раньше пил X, сейчас только Y").
+NOW_WORDS = r"(?:сейчас|теперь|now|currently|these\s+days|nowadays)"
+NOW_WORDS_ZH = r"(?:现在|目前)"
 _LIST_BREAK = re.compile(
     r"[.;:!?()—–。；：！？（）]|\s-\s"
     r"|\s(?:а|но|однако|хотя|потому|поэтому|так как|что|который|которая|которые|когда|если"
     r"|but|however|although|though|because|so|which|that|when|if|since)\s"
     # "раньше пил эналаприл, сейчас только амлодипин": the present ends a past list
-    r"|[\s,]*\b(?:сейчас|теперь|now|currently|these\s+days|nowadays)\b|现在|目前"
+    rf"|[\s,]*\b{NOW_WORDS}\b|{NOW_WORDS_ZH}"
 )
 # A lead that puts a drug named with no verb in the present: "сейчас только амлодипин".
 NOW_LEAD = re.compile(
-    r"(?:(?:а|и|and|but|но)\s+)?(?:сейчас|теперь|now|currently|these\s+days|nowadays)"
+    rf"(?:(?:а|и|and|but|но)\s+)?{NOW_WORDS}"
     r"(?:\s+(?:только|лишь|just|only|on))?(?:\s+(?:i\s+take|принимаю|пью))?"
 )
 _EDGE = " \t,;:—–-("
@@ -169,7 +172,7 @@ HYPOTHETICAL = rx(
 # diagnoses only: an uncertain allergy or drug is still kept (safety).
 UNCERTAIN = rx(
     r"\b(?:might|may|could)\s+(?:have|be|have\s+got)\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b"
-    r"|\b(?:i\s+)?(?:suspect|wonder\s+if|not\s+sure\s+(?:if|whether))\b|\bfriend\s+(?:says|thinks)\b"
+    r"|\b(?:i\s+)?(?:suspect|wonder\s+if|not\s+sure)\b|\bfriend\s+(?:says|thinks)\b"
     r"|\bвозможно\b|\bможет\s+быть\b|\bнаверное\b|\bнаверно\b|\bподозреваю\b|\bне\s+уверен\w*"
     r"|可能|也许|好像|是不是|怀疑"
 )
