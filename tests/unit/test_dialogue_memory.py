@@ -584,3 +584,19 @@ def test_a_dose_corrected_in_the_same_fragment_is_the_corrected_dose(talk, turns
 def test_i_started_a_drug_is_taking_it(talk, said, expected):
     talk.say((U, said))
     assert {(f.section.value, f.key) for f in talk.memory.facts} == expected
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(A, "Does anyone in your family have diabetes?"), (U, "my mother, type 2")],
+        [(A, "Does anyone in your family have diabetes?"), (U, "yes, my mother")],
+        [(A, "Есть ли у кого-то в семье диабет?"), (U, "у мамы")],
+        [(A, "您家里有人得糖尿病吗？"), (U, "我妈妈")],
+    ],
+)
+def test_who_has_it_answers_a_family_question_that_names_the_disease(talk, turns):
+    talk.say(*turns)
+    (fact,) = talk.memory.facts
+    assert fact.section is Section.FAMILY_HISTORY and fact.attributes["relative"] == "mother"
+    assert fact.key.endswith("diabetes")

@@ -25,7 +25,7 @@ from ...domain.text import CJK, fold_in_place
 from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
-from .chinese import zh_dose
+from .chinese import zh_dose, zh_relative
 from .dates import parse_number
 from .medication_details import DOSE, _dose_match, details
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
@@ -74,7 +74,7 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         None,
         rx(
             r"\bfamily\b|relatives|\bparents\b|runs?\s+in|семь|родствен|родител|наследствен|家族|家里人|家人"
-            r"|父母|遗传"
+            r"|父母|遗传|家里有人|家里谁|亲属"
         ),
     ),
     (Section.SURGERIES, None, rx(r"surger|operation|operated|операц|оперир|手术")),
@@ -339,7 +339,7 @@ def extract(
     elif carried and shape is not AnswerShape.CONTENT:
         return []  # a yes or no to a follow-up ("And you get infections too?") is about its own words
     elif shape is AnswerShape.CONTENT:
-        drafts = _content(question, answer, 0, ctx)
+        drafts = _content(question, answer, 0, ctx) or _relatives_answer(question, answer)
     elif shape is AnswerShape.NO:
         drafts = _denied(question, answer)
     elif shape is AnswerShape.UNSURE:
@@ -580,7 +580,8 @@ def _terms_with_status(
         name = term.entry.name("en") if not question_text else question_text[term.start : term.end]
         attributes: dict = {}
         if section is Section.FAMILY_HISTORY:
-            attributes["relative"] = (subject.relative or Relative.OTHER).value
+            # "Does anyone in your family have diabetes?" / "yes, my mother": the relative answered
+            attributes["relative"] = (_answer_relative(answer) or subject.relative or Relative.OTHER).value
         elif section is Section.MEDICATIONS and question_text and not negative:
             sentence = split_sentences(question_text)
             if sentence:
@@ -599,6 +600,25 @@ def _terms_with_status(
                 attributes=attributes,
             )
         )
+    return drafts
+
+
+def _answer_relative(answer: str) -> Relative | None:
+    match = RELATIVE.search(fold_in_place(answer))
+    if match:
+        return RELATIVE_BY_WORD.get(match.group(0))
+    return zh_relative(answer) if CJK.search(answer) else None
+
+
+def _relatives_answer(question: Question, answer: str) -> list[Draft]:
+    """A family question that names its conditions, answered with who has them ("my mother, type
+    2", "у мамы", "我妈妈"): each named condition is that relative's."""
+    if _answer_relative(answer) is None:
+        return []
+    drafts: list[Draft] = []
+    for subject in question.subjects:
+        if subject.section is Section.FAMILY_HISTORY and subject.terms:
+            drafts += _terms_with_status(subject, answer, negative=False, question_text=question.text)
     return drafts
 
 

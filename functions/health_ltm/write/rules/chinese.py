@@ -124,6 +124,15 @@ _PERSON = re.compile(
     "|".join(sorted({*_RELATIVE_BY_WORD, *_OTHERS.split(), *_FAMILY.split()}, key=len, reverse=True))
     + r"|(?<![其吉])[他她]|我们|我|本人|自己"
 )
+_ZH_RELATIVE = re.compile("|".join(sorted(_RELATIVE_BY_WORD, key=len, reverse=True)))
+
+
+def zh_relative(text: str) -> Relative | None:
+    """The first blood relative named in Chinese text ("我妈妈" -> mother)."""
+    m = _ZH_RELATIVE.search(text)
+    return _RELATIVE_BY_WORD[m.group(0)] if m else None
+
+
 _BOTH = re.compile(r"我(?:和|跟|与|还有)$")
 _CHILD = ("孩子", "宝宝", "小孩")
 
