@@ -28,6 +28,7 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("needs dev", "by what the answer needs, dev", "R ≥ 0.95 · P ≥ 0.75 · P(tol.) ≥ 0.90"),
             ("needs heldout", "by what the answer needs, heldout", "same"),
             ("needs fresh", "by what the answer needs, fresh (held apart)", "same"),
+            ("needs fresh2", "by what the answer needs, fresh2 (held apart)", "same"),
             ("recall", "recall (micro), class-map labels", ""),
             ("precision", "precision (micro), class-map labels", ""),
             ("exact_set_accuracy", "exact-set accuracy, class-map labels", ""),

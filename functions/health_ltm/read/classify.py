@@ -3,13 +3,17 @@
 Local and fast, no network, no LLM (seed 000: "query type -> set of sections -> facts with the
 right statuses"). Steps, all driven by the reviewed data file ``data/query_classes.json``:
 
-1. lexicon: stems, phrases and CJK substrings select classes; weak terms count half, or fully
-   next to a class they are "boosted_by" ("мама" + a disease is family history);
+1. lexicon: stems, phrases, INN stems inside a word ("*профен") and CJK substrings select
+   classes; weak terms count half, or fully next to a class they are "boosted_by" ("мама" + a
+   disease is family history); a longer message in which only smalltalk terms matched is not
+   smalltalk (``fallback.smalltalk_max_words``);
 2. embedding nearest-exemplar (cosine over a local embedder's sparse vectors, ~0.1 ms) decides
    when the lexicon is silent, confirms classes only weak terms pointed at, and adds a class
    the lexicon missed only at a high similarity;
-3. a short or anaphoric follow-up ("а можно его с алкоголем?") also takes the classes the
-   lexicon finds in the last few messages, the older the lighter;
+3. a short or anaphoric follow-up ("а можно его с алкоголем?"), or a question no lexicon term
+   recognised (``recent.unrecognised_max_words``: "а в каком количестве?"), also takes the classes
+   the lexicon finds in the last few messages, the older the lighter; they count as selected by a
+   term of their own (a drug named there is not absorbed as a weak mention here);
 4. a class may stand only beside another (``requires_any``: "с вином" is a drug-drink question
    only next to a drug) and may absorb classes it makes redundant (``absorbs``: a drug-food
    question is not also a menu question, a relative's disease is family history rather than the
@@ -18,7 +22,7 @@ right statuses"). Steps, all driven by the reviewed data file ``data/query_class
 5. the sections are the union of the classes' sections in canonical order; a look-up question
    ("какие операции у меня были", "when was my last tetanus shot", "我以前…") whose classes all
    name ``lookup_sections`` takes only those (a record, not advice); a question that still has no
-   class gets the safety sections (``fallback``), smalltalk gets none.
+   class gets the safety sections and demographics (``fallback``), smalltalk gets none.
 
 History intent ("раньше", "used to", "以前") is detected separately: it tells the status rules
 to return stopped and resolved facts too.
@@ -29,7 +33,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -84,12 +88,18 @@ class QueryClassSpec(BaseModel):
     # What a look-up ("which X have I had", "when was my last X") of this class needs; None: a
     # look-up of this class needs its usual sections.
     lookup_sections: tuple[Section, ...] | None = None
+    # Sections this class needs only for what is current (they ride along for safety: a drug
+    # question checks against the allergies, current medications and chronic conditions): read as
+    # their current-state copies, each fact as its line (decision log 28). A subset of sections.
+    current_state: tuple[Section, ...] = ()
     exemplars: _Languages
 
     @model_validator(mode="after")
     def _has_exemplars(self) -> QueryClassSpec:
         if len(self.exemplars.all()) < 5:
             raise ValueError("a query class needs at least 5 exemplars")
+        if not set(self.current_state) <= set(self.sections):
+            raise ValueError("current_state must be a subset of sections")
         return self
 
 
@@ -108,6 +118,9 @@ class RecentRules(BaseModel):
     weights: tuple[float, ...]  # most recent message first
     min_score: float
     follow_up_max_words: int
+    # a question no lexicon term recognised at all (the embedding may still have guessed a
+    # class) is a follow-up up to this many words: "а в каком количестве?" after a drug
+    unrecognised_max_words: int = 0
 
 
 class FallbackRules(BaseModel):
@@ -116,6 +129,10 @@ class FallbackRules(BaseModel):
     why: str = Field(default="", alias="_why")
     sections: tuple[Section, ...]
     needs_episodes: bool
+    # A message longer than this (words, two CJK characters counting as one) that only
+    # smalltalk terms recognised is not smalltalk ("hey, I keep tossing and turning all night"):
+    # the embedding or the fallback decides it. 0: no limit.
+    smalltalk_max_words: int = 0
 
 
 class NamedEntityTerms(BaseModel):
@@ -175,6 +192,9 @@ class QueryClassification:
     method: str  # how it was decided: lexicon, embedding, recent, fallback, joined with "+"
     data_version: str
     prefers_summary: bool = False  # a general question: use the profile summary when current
+    # Of ``sections``, those no selected class needs beyond what is current (QueryClassSpec's
+    # current_state); empty for a history question, a look-up, a summary or the fallback.
+    current_state: list[Section] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +203,16 @@ class _ExemplarIndex:
 
     postings: dict[int, list[tuple[int, float]]]
     owner: list[str]  # exemplar index -> class name
+
+
+def _current_state(specs: Sequence[QueryClassSpec], wanted: set[Section]) -> set[Section]:
+    """The wanted sections every class that asks for them wants only as their current state."""
+    light = set()
+    for section in wanted:
+        asking = [spec for spec in specs if section in spec.sections]
+        if asking and all(section in spec.current_state for spec in asking):
+            light.add(section)
+    return light
 
 
 class QueryClassifier:
@@ -207,6 +237,9 @@ class QueryClassifier:
         chosen |= {name for name in set(hits) - chosen if set(self.data.classes[name].boosted_by) & chosen}
         weak = set(hits) - chosen
         full = set(chosen)  # selected by a term of their own (or a boosted weak one)
+        limit = self.data.fallback.smalltalk_max_words
+        if chosen == {SMALLTALK} and limit and len(words(query)) + len(CJK_RE.findall(query)) // 2 > limit:
+            chosen, full = set(), set()
         methods = ["lexicon"] if chosen else []
 
         by_embedding = self._by_embedding(query, chosen, weak)
@@ -215,14 +248,21 @@ class QueryClassifier:
             chosen |= by_embedding
         smalltalk_only = chosen == {SMALLTALK}
         # "ок" or "спасибо" close a topic; "ок, а его?" or a bare "нет" continue one.
+        length = len(words(query))
         follow_up = follow_marker or (
-            not smalltalk_only and (not chosen or len(words(query)) <= self.data.recent.follow_up_max_words)
+            not smalltalk_only
+            and (
+                not chosen
+                or length <= self.data.recent.follow_up_max_words
+                or (not hits and length <= self.data.recent.unrecognised_max_words)
+            )
         )
         if follow_up and recent_messages:
             recent, recent_history = self._from_recent(recent_messages)
             if recent - chosen:
                 methods.append("recent")
                 chosen |= recent
+            full |= recent  # a term of their own selected them, in the message before
             history = history or recent_history
         if chosen - {SMALLTALK}:
             chosen.discard(SMALLTALK)  # "Привет! У меня болит голова" is a symptom question
@@ -237,6 +277,7 @@ class QueryClassifier:
             wanted = {section for spec in specs for section in spec.lookup_sections or ()}
             methods.append("lookup")
         needs_episodes = any(spec.needs_episodes for spec in specs)
+        light = _current_state(specs, wanted) if not (history or "lookup" in methods) else set()
         if not chosen:
             methods.append("fallback")
             wanted = set(self.data.fallback.sections)
@@ -249,6 +290,7 @@ class QueryClassifier:
             method="+".join(methods),
             data_version=self.data.version,
             prefers_summary=bool(specs) and all(spec.prefers_summary for spec in specs),
+            current_state=[section for section in Section if section in light],
         )
 
     def _companion_present(self, name: str, chosen: set[str]) -> bool:

@@ -4,6 +4,8 @@ Term syntax (the same as in ``data/query_classes.json``): lower case, ё = е. S
 parts match words in order, with at most one other word between them. A part of 4+ characters
 matches any word it begins (a stem: "головн" matches "головной", "головная"), a shorter part
 only the whole word; a trailing ``*`` forces a prefix match, a trailing ``$`` a whole word.
+A one-word term with a leading ``*`` matches any word that contains it (an INN stem: "*профен"
+matches "ибупрофена", "*sartan" matches "valsartan"); such a part needs 4+ characters.
 A term with CJK characters matches as a substring of the text (CJK has no spaces); longer CJK
 terms are matched first and a matched span is not matched again.
 """
@@ -64,6 +66,7 @@ class Lexicon:
         self._parts: list[tuple[_Part, ...]] = []
         self._exact: dict[str, list[int]] = defaultdict(list)
         self._prefix: dict[str, list[int]] = defaultdict(list)
+        self._infix: list[tuple[str, int]] = []  # (stem, term): a word containing the stem
         cjk: list[tuple[str, int]] = []
         for key, term_labels in labels.items():
             term_id = len(self._labels)
@@ -71,6 +74,13 @@ class Lexicon:
             if CJK_RE.search(key):
                 self._parts.append(())
                 cjk.append((key.replace(" ", ""), term_id))
+                continue
+            if key.startswith("*") and " " not in key:
+                stem = key.strip("*")
+                if len(stem) < _STEM_MIN or _WORD_RE.fullmatch(stem) is None:
+                    raise ValueError(f"an infix term is one word of {_STEM_MIN}+ characters: {term!r}")
+                self._parts.append(())
+                self._infix.append((stem, term_id))
                 continue
             parts = _compile_parts(key)
             self._parts.append(parts)
@@ -102,6 +112,9 @@ class Lexicon:
                 candidates.extend(self._prefix.get(token[:length], ()))
             for term_id in candidates:
                 if term_id not in found and self._rest_matches(self._parts[term_id], tokens, i):
+                    found.add(term_id)
+            for stem, term_id in self._infix:
+                if stem in token:
                     found.add(term_id)
         return found
 
