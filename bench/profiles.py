@@ -403,14 +403,15 @@ def _chunks(
     writes: list[tuple[FactWrite, list[HistoryEvent]]], sections: list[SectionWrite]
 ) -> Iterator[ChangeSet]:
     """Greedy chunks within DynamoDB's 100 items per transaction (a fact is its item, its key
-    guard and one item per history event)."""
+    guard, its current-state copy and one item per history event)."""
     current, size = ChangeSet(), 0
     for section_write in sections:
         current.sections.append(section_write)
         size += 2
     for fact_write, later in writes:
-        # the fact, its history event, its key guard, the whole fact of an ended one, later events
-        cost = 3 + is_ended(fact_write.fact) + len(later)
+        # the fact, its current-state copy, its history event, its key guard, the whole fact of
+        # an ended one, later events
+        cost = 4 + is_ended(fact_write.fact) + len(later)
         if size + cost > MAX_TRANSACTION_ITEMS:
             yield current
             current, size = ChangeSet(), 0

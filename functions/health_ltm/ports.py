@@ -6,7 +6,7 @@ only sees these protocols.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -83,14 +83,21 @@ class ContextStore(Protocol):
     """What the read path needs: the user's memory, whole or by section."""
 
     def load_memory(
-        self, user_id: str, sections: Sequence[Section] | None = None, ended: bool = True
+        self,
+        user_id: str,
+        sections: Sequence[Section] | None = None,
+        ended: bool = True,
+        current_state: Collection[Section] = (),
     ) -> UserMemory:
         """Without sections: everything under CTX# (one Query, plus pages). With sections: the
         small always-read items (section states, clarifications, pending mentions, summary) and the
         facts and documented facts of those sections only, one Query per contiguous run of
-        sections, in parallel (storage.keys.read_ranges; at most storage.keys.max_read_ranges()).
-        ``ended=False``: the sections' ended facts (stopped, resolved, deprecated, deleted) come as
-        briefs in ``UserMemory.ended`` and are not read whole (a question about the present)."""
+        sections, in parallel (storage.keys.read_ranges; at most storage.keys.max_read_ranges()
+        per block). ``ended=False``: the sections' ended facts (stopped, resolved, deprecated,
+        deleted) come as briefs in ``UserMemory.ended`` and are not read whole (a question about
+        the present). ``current_state``: of those sections, the ones read as their current-state
+        copies (``domain.models.CurrentFact``: each current fact as the line a safety check needs,
+        each ended one as its brief; storage.keys.current_ranges), not their whole facts."""
         ...
 
 

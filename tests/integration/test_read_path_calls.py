@@ -67,10 +67,16 @@ def test_one_query_per_section_range_and_at_most_one_vector_search(counted, quer
     dynamo_calls.clear()
     status, ctx = call(api_event("POST", "/v1/context", body={"query": query}))
     assert status == 200 and len(ctx["sections"]) >= 3
-    # Was exactly one Query over the whole profile; now one per range of the asked sections.
-    expected = len(keys.read_ranges(ctx["sections"]))
+    # Was exactly one Query over the whole profile; now one per range of the asked sections,
+    # whole or (riding along for safety) as their current state.
+    light = set(ctx["current_state"])
+    whole = [s for s in ctx["sections"] if s not in light]
+    expected = len(keys.read_ranges(whole)) + len(keys.current_ranges(light))
     assert dynamo_calls == ["Query"] * expected
-    assert expected <= keys.max_read_ranges()
+    assert expected <= 2 * keys.max_read_ranges()
+    if wants_episodes:  # a drug question: its safety sections are lines, in one Query
+        assert {"allergies", "medications", "chronic_conditions"} <= light
+        assert len(keys.current_ranges(light)) == 1 and expected <= 3
     assert embedder.calls == index.calls == (1 if wants_episodes else 0)
     assert ctx["episodes_status"] == ("ok" if wants_episodes else "skipped")
 

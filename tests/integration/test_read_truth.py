@@ -226,3 +226,27 @@ def test_a_fresh_episode_is_not_called_earlier(cloud, fixed_clock):
     ctx = context("Какую дозу метформина я принимаю?")
     assert ctx["episodes"] and not any(e["earlier"] for e in ctx["episodes"])
     assert "earlier conversation" not in ctx["prompt"]
+
+
+# ------------------------------------------------------------------ safety sections as lines
+def test_a_drug_question_reads_its_safety_sections_as_lines_and_a_list_question_whole(cloud):
+    said_and_processed(cloud, "I take metformin 500 mg twice a day for diabetes")
+    said_and_processed(cloud, "I used to take atorvastatin but I stopped it", session="s2")
+    (metformin,) = [f for f in call(api_event("GET", "/v1/facts"))[1]["facts"] if f["key"] == "metformin"]
+    assert metformin["attributes"].get("indication")  # the whole fact keeps why it is taken
+
+    drug = context("Is ibuprofen safe for me?")
+    assert {"medications", "allergies", "chronic_conditions"} <= set(drug["current_state"])
+    (line,) = [ln for ln in drug["prompt"].splitlines() if ln.startswith("- metformin")]
+    assert "500 mg" in line and "twice" in line and "diabetes" not in line
+    assert not any(ln.startswith("- atorvastatin") for ln in drug["prompt"].splitlines())
+    assert metformin["id"] in {f["id"] for b in drug["self_reported"] for f in b["facts"]}
+
+    listed = context("Which medicines am I on?")
+    assert "medications" in listed["sections"] and "medications" not in listed["current_state"]
+    (line,) = [ln for ln in listed["prompt"].splitlines() if ln.startswith("- metformin")]
+    assert "diabetes" in line
+
+    history = context("What medicines did I take before?")
+    assert history["current_state"] == []
+    assert any(ln.startswith("- atorvastatin") for ln in history["prompt"].splitlines())

@@ -57,6 +57,7 @@ def test_the_item_table_names_every_kind_of_item():
     made = {
         keys.SECTIONS_PREFIX,  # facts and documented facts, by section
         keys.ENDED_PREFIX,  # ended facts, whole
+        keys.CURRENT_PREFIX,  # current-state copies
         keys.ALWAYS_PREFIX,  # the small always-read items
         *(keys.fact_sk("allergies", "ID").split("allergies")[1].split("ID")[0],),  # "#F#"
         *(keys.documented_sk("allergies", "ID").split("allergies")[1].split("ID")[0],),

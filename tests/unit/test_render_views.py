@@ -56,7 +56,7 @@ class Repo:
     def __init__(self, memory: UserMemory) -> None:
         self.memory = memory
 
-    def load_memory(self, user_id, sections=None, ended=True) -> UserMemory:
+    def load_memory(self, user_id, sections=None, ended=True, current_state=()) -> UserMemory:
         return self.memory
 
 

@@ -435,6 +435,66 @@ def test_a_drug_question_with_the_safety_sections_is_one_query(repository):
     assert repository.calls - before == 2
 
 
+SAFETY = [Section.MEDICATIONS, Section.CHRONIC_CONDITIONS, Section.ALLERGIES, Section.DEMOGRAPHICS]
+
+
+def test_sections_read_as_their_current_state_hold_the_same_facts_as_lines(repository):
+    from health_ltm.read.render import fact_line
+    from health_ltm.storage import keys
+
+    by_section = seeded(repository)
+    stopped_id = _stopped_ibuprofen(repository)
+    whole = repository.load_memory("alice", SAFETY, ended=False)
+    items_before, calls_before = repository.items_read, repository.calls
+    light = repository.load_memory("alice", SAFETY, ended=False, current_state=SAFETY)
+    # the same facts, statuses and briefs as the whole read; each rendered as the same line
+    # less its details (no indication); the small items come as they always do
+    assert [(f.id, f.section, f.status) for f in light.facts] == [
+        (f.id, f.section, f.status) for f in whole.facts
+    ]
+    assert [(b.id, b.key, b.status) for b in light.ended] == [(b.id, b.key, b.status) for b in whole.ended]
+    assert [b.id for b in light.ended] == [stopped_id]
+    assert [d.id for d in light.documented] == [d.id for d in whole.documented]
+    assert [fact_line(f) for f in light.facts] == [fact_line(f) for f in whole.facts]
+    assert set(light.sections) == {Section.SURGERIES} and [p.fragment_id for p in light.pending] == ["frag-1"]
+    current = {i for s in SAFETY for i in by_section.get(s, [])}
+    assert repository.items_read - items_before == len(current) + 1 + ALWAYS_ITEMS  # + the documented fact
+    # the always block alone, and the safety sections' copies in one range
+    assert repository.calls - calls_before == len(keys.read_ranges([])) + 1 == 2
+
+
+def test_a_current_state_copy_follows_every_write_of_its_fact(repository):
+    from health_ltm.domain.transitions import user_delete, user_edit
+
+    seeded(repository)
+    ctx = DecisionContext(now=T0, new_id=new_ulid, fragment_id=None, session_id="s1")
+    meds = [Section.MEDICATIONS]
+
+    def light():
+        return repository.load_memory("alice", meds, ended=False, current_state=meds)
+
+    enalapril = repository.get_fact("alice", next(f.id for f in light().facts if f.key == "enalapril"))
+    assert enalapril is not None
+    dose = {"dose_value": 10.0, "dose_unit": "mg", "indication": "bp"}
+    edit = user_edit(enalapril, {"attributes": dose}, ctx)
+    repository.apply(
+        "alice", None, ChangeSet(facts=[FactWrite(edit.fact, edit.event, edit.expected_version)])
+    )
+    (line,) = [f for f in light().facts if f.key == "enalapril"]
+    assert line.attributes == {"dose_value": 10.0, "dose_unit": "mg"}  # the edit, less its detail
+    gone = user_delete(edit.fact, ctx)
+    repository.apply(
+        "alice", None, ChangeSet(facts=[FactWrite(gone.fact, gone.event, gone.expected_version)])
+    )
+    after = light()
+    assert "enalapril" not in {f.key for f in after.facts}
+    assert [(b.key, b.is_deleted) for b in after.ended if b.key == "enalapril"] == [("enalapril", True)]
+    # the whole load (the write path's) never sees the copies: whole facts, details kept
+    everything = repository.load_memory("alice").facts
+    assert len(everything) == len(PROFILE)
+    assert next(f for f in everything if f.key == "enalapril").attributes["indication"] == "bp"
+
+
 def test_a_load_without_sections_reads_everything_in_one_range(repository):
     by_section = seeded(repository)
     before = repository.calls
@@ -494,8 +554,10 @@ def test_export_and_erasure_cover_the_section_keyed_items(repository):
     assert len(exported["documented"]) == 1 and len(exported["sections"]) == 1
     assert len(exported["clarifications"]) == 1 and len(exported["pending"]) == 1
     assert exported["summary"] == {"text": "summary", "fingerprint": "fp"}
+    assert not any("CUR#" in str(v) for v in exported.values())  # copies are derived: not exported
     assert repository.erase("alice") > 0
     assert all(not v for v in repository.export("alice").values())
+    assert repository.load_memory("alice", SAFETY, current_state=SAFETY).facts == []
     assert repository.load_memory("alice", [Section.MEDICATIONS]).facts == []
     assert repository.get_fact("alice", by_section[Section.MEDICATIONS][0]) is None
     assert len(repository.load_memory("bob").facts) == len(PROFILE)

@@ -7,9 +7,11 @@ import json
 
 import pytest
 
-from health_ltm.domain.sections import Section
+from health_ltm.domain.models import Fact
+from health_ltm.domain.sections import FactStatus, Section, Stage
 from health_ltm.storage import keys
 from health_ltm.storage.migrate import migrate_item, migrate_items
+from tests.conftest import T0
 
 
 def _inside(sk: str, ranges: list[tuple[str, str]]) -> bool:
@@ -28,6 +30,7 @@ OUTSIDE = [
     "FRAG#f1",
     "EPI#e",
     "ACT#2026-03-02",
+    keys.current_sk(Section.ALLERGIES, "01F"),  # current-state copies: their own block
 ]
 
 
@@ -47,6 +50,26 @@ def test_every_subset_of_sections_reads_exactly_its_items_and_the_small_ones():
                     assert _inside(sk, ranges) is (section in asked), (asked, sk)
             assert all(_inside(sk, ranges) for sk in ALWAYS)
             assert not any(_inside(sk, ranges) for sk in OUTSIDE)
+
+
+def test_every_subset_of_sections_reads_exactly_its_current_state_copies():
+    sections = list(Section)
+    for size in range(1, len(sections) + 1):
+        for asked in itertools.combinations(sections, size):
+            ranges = keys.current_ranges(asked)
+            assert len(ranges) <= keys.max_read_ranges()
+            assert ranges == sorted(ranges) and all(lo < hi for lo, hi in ranges)
+            for section in sections:
+                for fact_id, documented in (("01ZZZZ", False), ("01", True)):
+                    sk = keys.current_sk(section, fact_id, documented)
+                    assert _inside(sk, ranges) is (section in asked), (asked, sk)
+                    assert keys.current_parts(sk) == (section.value, documented, fact_id)
+            assert not any(_inside(sk, ranges) for sk in ALWAYS)
+            assert not any(_inside(keys.fact_sk(section, "01"), ranges) for section in sections)
+    # A drug question's safety sections are one run (the always block's rank lies among them).
+    safety = [Section.DEMOGRAPHICS, Section.ALLERGIES, Section.CHRONIC_CONDITIONS, Section.MEDICATIONS]
+    assert len(keys.current_ranges(safety)) == 1
+    assert keys.current_ranges([]) == [] and keys.current_parts(keys.fact_sk(Section.ALLERGIES, "01")) is None
 
 
 def test_ranges_follow_runs_of_adjacent_sections():
@@ -140,21 +163,45 @@ def test_an_old_snapshot_is_restored_in_the_new_layout_and_reads_by_section(aws,
     snapshotter = persistence.Snapshotter(tmp_path, "http://unused", resources, "eu-central-1")
     lines = [json.dumps({k: persistence.encode_attribute(v) for k, v in i.items()}) for i in old]
     snapshotter.table_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert snapshotter._restore_table() == 3
+    assert snapshotter._restore_table() == 5  # three items and the facts' current-state copies
 
     stored = {i["SK"]["S"] for i in ddb.scan(TableName="t-old")["Items"]}
     assert stored == {keys.fact_sk(med.section, med.id), keys.fact_sk(allergy.section, allergy.id),
-                      keys.section_sk("allergies")}  # fmt: skip
+                      keys.section_sk("allergies"), keys.current_sk(med.section, med.id),
+                      keys.current_sk(allergy.section, allergy.id)}  # fmt: skip
     repo = DynamoRepository("t-old", ddb)
     memory = repo.load_memory("alice", [Section.MEDICATIONS])
     assert [f.id for f in memory.facts] == [med.id] and Section.ALLERGIES in memory.sections
     assert repo.get_fact("alice", allergy.id) == allergy
+    light = repo.load_memory("alice", [Section.ALLERGIES], ended=False, current_state=[Section.ALLERGIES])
+    assert [(f.id, f.name_normalized, f.status) for f in light.facts] == [
+        (allergy.id, allergy.name_normalized, allergy.status)
+    ]
 
 
-def test_migrate_items_counts_what_moved():
-    items = [i for i, _ in OLD_LAYOUT]
+def test_migrate_items_counts_what_moved_and_adds_the_current_state_copies():
+    fact = Fact(
+        id="01FACT", section=Section.MEDICATIONS, key="enalapril", name_raw="Энап",
+        name_normalized="enalapril", status=FactStatus.ACTIVE, stage=Stage.ACTIVE,
+        first_mentioned_at=T0, last_confirmed_at=T0,
+        attributes={"dose_value": 5.0, "dose_unit": "mg", "indication": "blood pressure"},
+    )  # fmt: skip
+    document = fact.model_copy(update={"id": "01DOC", "section": Section.ALLERGIES, "document_id": "d1"})
+    data = {"CTX#F#01FACT": fact, "CTX#D#01DOC": document}
+    items = [
+        {**i, "data": {"S": data[i["SK"]["S"]].model_dump_json()}} if i["SK"]["S"] in data else i
+        for i, _ in OLD_LAYOUT
+    ]
     migrated, moved = migrate_items(items)
-    assert moved == 6 and len(migrated) == len(items)
+    assert moved == 6 + 2 and len(migrated) == len(items) + 2
+    copies = {i["SK"]["S"]: json.loads(i["data"]["S"]) for i in migrated if i["SK"]["S"].startswith("CUR#")}
+    line_key = keys.current_sk("medications", "01FACT")
+    document_key = keys.current_sk("allergies", "01DOC", documented=True)
+    assert set(copies) == {line_key, document_key}
+    line = copies[line_key]  # the line a drug question checks against: no indication
+    assert (line["n"], line["r"], line["a"]) == ("enalapril", "Энап", {"dose_value": 5.0, "dose_unit": "mg"})
+    again, moved_again = migrate_items(migrated)
+    assert moved_again == 0 and len(again) == len(migrated)  # idempotent
 
 
 def test_dynamodb_reads_the_bytes_of_the_asked_sections_and_runs_the_ranges_in_parallel(dynamo_table):
@@ -194,7 +241,7 @@ def test_dynamodb_reads_the_bytes_of_the_asked_sections_and_runs_the_ranges_in_p
 
 def test_an_ended_fact_written_whole_in_its_section_is_split_into_a_brief_and_the_fact():
     from health_ltm.domain.ids import new_ulid
-    from health_ltm.domain.models import EndedFact, Fact
+    from health_ltm.domain.models import CurrentFact, EndedFact, Fact
     from health_ltm.domain.sections import FactStatus, Stage
     from health_ltm.storage.migrate import split_ended
     from tests.conftest import T0
@@ -216,4 +263,7 @@ def test_an_ended_fact_written_whole_in_its_section_is_split_into_a_brief_and_th
     assert whole["SK"]["S"] == keys.ended_sk(stopped.section, stopped.id) and whole["data"] == item["data"]
     assert split_ended(brief) == [brief] and split_ended(whole) == [whole]  # idempotent
     migrated, moved = migrate_items([item])
-    assert moved == 1 and migrated == [brief, whole]
+    copy = {"PK": item["PK"], "SK": {"S": keys.current_sk(stopped.section, stopped.id)},
+            "data": {"S": CurrentFact.of(stopped).dump()}}  # fmt: skip
+    assert moved == 2 and migrated == [brief, whole, copy]  # and its current-state brief
+    assert CurrentFact.of(stopped).is_ended and "n" not in json.loads(copy["data"]["S"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -144,6 +144,118 @@ class EndedFact(BaseModel):
 def is_ended(fact: Fact) -> bool:
     """Off the current record: no question about the present shows it (stored apart)."""
     return fact.is_deleted or fact.stage is Stage.DEPRECATED or fact.status in HISTORICAL_STATUSES
+
+
+# Details a section read for its current state leaves out: what the whole fact says beyond the
+# line a safety check needs ("metformin 500 mg twice a day", "penicillin, reaction: rash").
+DETAIL_ATTRIBUTES: frozenset[str] = frozenset({"indication", "atc_code", "icd10"})
+
+
+class CurrentFact(BaseModel):
+    """A fact as a section read for its current state carries it (issue 12, decision log 28).
+
+    A drug question needs the user's allergies, current medications and chronic conditions as
+    lines to check against, not their whole records: this is that line (name, status, dose or
+    reaction, code, when last confirmed) plus what the read path's rules look at (stage, the
+    conversations it came from, for the episodes). An ended fact keeps only its key, status and
+    sources (what ``EndedFact`` carries). The id and section are in the sort key; short field
+    names, because every byte of a read is billed and this item is read by most questions."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    key: str = Field(alias="k")
+    status: FactStatus = Field(alias="s")
+    stage: Stage = Field(default=Stage.ACTIVE, alias="g")
+    deleted: bool = Field(default=False, alias="x")
+    confirmed_at: int = Field(alias="t", description="last confirmed, epoch seconds")
+    sources: list[str] = Field(default_factory=list, alias="f")
+    name: str = Field(default="", alias="n")
+    name_raw: str | None = Field(default=None, alias="r", description="only where it differs")
+    code: str | None = Field(default=None, alias="c")
+    attributes: dict[str, Any] = Field(default_factory=dict, alias="a")
+    valid_from: str | None = Field(default=None, alias="vf")
+    valid_to: str | None = Field(default=None, alias="vt")
+    source_type: str | None = Field(default=None, alias="st")
+    document_id: str | None = Field(default=None, alias="di")
+    document_date: str | None = Field(default=None, alias="dd")
+
+    @classmethod
+    def of(cls, fact: Fact) -> CurrentFact:
+        fields: dict[str, Any] = {
+            "key": fact.key,
+            "status": fact.status,
+            "stage": fact.stage,
+            "confirmed_at": int(fact.last_confirmed_at.timestamp()),
+            "sources": list(fact.source_fragment_ids),
+        }
+        if is_ended(fact):
+            fields["deleted"] = fact.is_deleted
+        else:
+            name = fact.name_normalized or fact.name_raw
+            fields |= {
+                "name": name,
+                "name_raw": fact.name_raw if fact.name_raw and fact.name_raw != name else None,
+                "code": fact.code,
+                "attributes": {k: v for k, v in fact.attributes.items() if k not in DETAIL_ATTRIBUTES},
+                "valid_from": fact.valid_from,
+                "valid_to": fact.valid_to,
+                "source_type": fact.source_type,
+                "document_id": fact.document_id,
+                "document_date": fact.document_date,
+            }
+        return cls.model_validate(fields)
+
+    def dump(self) -> str:
+        return self.model_dump_json(by_alias=True, exclude_defaults=True)
+
+    @property
+    def is_ended(self) -> bool:
+        return self.deleted or self.stage is Stage.DEPRECATED or self.status in HISTORICAL_STATUSES
+
+    def view(self, section: Section, fact_id: str, documented: bool = False) -> Fact | EndedFact | None:
+        """What a load adds to the memory: the fact as its line, an ended fact's brief (None for
+        an ended documented fact, which no question about the present shows)."""
+        if self.is_ended:
+            return None if documented else self.as_ended(section, fact_id)
+        return self.as_fact(section, fact_id, documented)
+
+    def as_fact(self, section: Section, fact_id: str, documented: bool = False) -> Fact:
+        """The fact as the read path renders it. Only the read path builds these; what they
+        leave out (first mention, sessions, counts, details) no question about the present shows.
+        Not validated again: every field was validated when this copy was parsed."""
+        at = datetime.fromtimestamp(self.confirmed_at, UTC)
+        return Fact.model_construct(
+            id=fact_id,
+            section=section,
+            key=self.key,
+            name_raw=self.name_raw or self.name,
+            name_normalized=self.name,
+            code=self.code,
+            status=self.status,
+            stage=self.stage,
+            provenance=Provenance.DOCUMENTED if documented else Provenance.SELF_REPORTED,
+            attributes=self.attributes,
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+            first_mentioned_at=at,
+            last_confirmed_at=at,
+            source_fragment_ids=self.sources,
+            source_type=self.source_type,
+            document_id=self.document_id,
+            document_date=self.document_date,
+        )
+
+    def as_ended(self, section: Section, fact_id: str) -> EndedFact:
+        return EndedFact.model_construct(
+            id=fact_id,
+            section=section,
+            key=self.key,
+            status=self.status,
+            stage=self.stage,
+            deleted=self.deleted,
+            last_confirmed_at=datetime.fromtimestamp(self.confirmed_at, UTC),
+            source_fragment_ids=self.sources,
+        )
 
 
 def was_ended(snapshot: dict[str, Any] | None) -> bool:

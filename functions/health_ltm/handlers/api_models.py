@@ -215,6 +215,11 @@ class ContextOut(BaseModel):
 
     query_classes: list[str]
     sections: list[Section]
+    current_state: list[Section] = Field(
+        default_factory=list,
+        description="of those sections, the ones that ride along for safety and were read as their "
+        "current state: each current fact as the line a safety check needs, without its details",
+    )
     history_intent: bool
     self_reported: list[FactBlock] = Field(description="what the user said, by section")
     documented: list[FactBlock] = Field(description="from medical documents and lab results, by section")

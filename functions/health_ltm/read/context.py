@@ -118,6 +118,7 @@ class ContextResult:
     statuses: list[StatusLine] = field(default_factory=list)
     fact_ids: list[str] = field(default_factory=list)
     episode_ids: list[str] = field(default_factory=list)  # for the retrieval statistics
+    current_state: list[str] = field(default_factory=list)  # sections read as their current state
 
 
 @dataclass
@@ -178,9 +179,14 @@ def build_context(
         )
     history = classification.history_intent
     # A question about the present reads ended facts in brief only (what was discussed, which
-    # conversations they came from); a history question reads them whole.
+    # conversations they came from); a history question reads them whole. Sections that ride
+    # along only for what is current (a drug question's allergies) are read as their lines.
     memory: UserMemory = (
-        repository.load_memory(user_id, sections, ended=history) if sections else UserMemory()
+        repository.load_memory(
+            user_id, sections, ended=history, current_state=classification.current_state
+        )
+        if sections
+        else UserMemory()
     )
 
     selected = set(sections)
@@ -202,6 +208,7 @@ def build_context(
     return ContextResult(
         query_classes=list(classification.classes),
         sections=[s.value for s in sections],
+        current_state=[s.value for s in classification.current_state if s in selected],
         history_intent=history,
         self_reported=self_reported,
         documented=documented,

@@ -11,6 +11,7 @@ from typing import Any
 from ..domain.models import (
     AppliedEvent,
     Clarification,
+    CurrentFact,
     EndedFact,
     Episode,
     Fact,
@@ -21,7 +22,9 @@ from ..domain.models import (
     SectionState,
     UserMemory,
 )
+from ..domain.sections import Section
 from ..schema import TTL_ATTRIBUTE
+from . import keys
 
 
 def fragment_item(pk: str, fragment: Fragment, expires_at: int) -> dict:
@@ -51,6 +54,38 @@ def fact_data(fact: Fact) -> str:
 def ended_data(fact: Fact) -> str:
     """An ended fact's brief (``EndedFact``), the item its section's range holds for it."""
     return EndedFact.of(fact).model_dump_json(exclude_defaults=True)
+
+
+def current_item(pk: str, fact: Fact, documented: bool = False) -> dict:
+    """The fact's current-state copy (``CurrentFact``): key and data only, no conditions on it
+    (it is written beside the fact, whose condition guards both)."""
+    return {
+        "PK": {"S": pk},
+        "SK": {"S": keys.current_sk(fact.section, fact.id, documented)},
+        "data": {"S": CurrentFact.of(fact).dump()},
+    }
+
+
+def parse_current_item(item: dict, memory: UserMemory) -> None:
+    """One CUR# row into the memory (``CurrentFact.view``; ``add_current``)."""
+    parts = keys.current_parts(item["SK"]["S"])
+    if parts is not None:
+        section, documented, fact_id = parts
+        current = CurrentFact.model_validate_json(item["data"]["S"])
+        add_current(memory, current.view(Section(section), fact_id, documented), documented)
+
+
+def add_current(memory: UserMemory, view: Fact | EndedFact | None, documented: bool) -> None:
+    """A current-state view into the memory: a current fact as its line, an ended one as its brief
+    (both repositories load these the same way)."""
+    if view is None:
+        return
+    if isinstance(view, EndedFact):
+        memory.ended.append(view)
+    elif documented:
+        memory.documented.append(view)
+    else:
+        memory.facts.append(view)
 
 
 def parse_context_item(item: dict, memory: UserMemory, wanted: set[str] | None, briefs: bool = False) -> None:

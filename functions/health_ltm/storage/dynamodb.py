@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from functools import cached_property, lru_cache
@@ -34,11 +34,13 @@ from .codec import (
     LAST_RETRIEVED,
     RETRIEVALS,
     applied_entries,
+    current_item,
     ended_data,
     episode_from_item,
     fact_data,
     fragment_item,
     parse_context_item,
+    parse_current_item,
     to_millis,
 )
 
@@ -103,13 +105,19 @@ class DynamoRepository:
 
     # ---------------------------------------------------------------- read path
     def load_memory(
-        self, user_id: str, sections: Sequence[Section] | None = None, ended: bool = True
+        self,
+        user_id: str,
+        sections: Sequence[Section] | None = None,
+        ended: bool = True,
+        current_state: Collection[Section] = (),
     ) -> UserMemory:
         """Without sections: the whole CTX# range (the write path and maintenance). With sections:
         one Query per key range of ``keys.read_ranges`` (a run of adjacent sections, the small
         always-read items among them), the ranges in parallel; at most ``keys.max_read_ranges()``
-        Queries, plus pages. ``ended=False`` (a question about the present): ended facts come as
-        their briefs (``UserMemory.ended``) and their whole facts are not read."""
+        Queries per block, plus pages. ``ended=False`` (a question about the present): ended facts
+        come as their briefs (``UserMemory.ended``) and their whole facts are not read.
+        ``current_state``: of the asked sections, those read as their current-state copies
+        (``CurrentFact``, ``keys.current_ranges``) instead of their whole facts."""
         pk = _s(keys.user_pk(user_id))
         if sections is None:
             condition = "PK = :pk AND begins_with(SK, :lo)"
@@ -120,10 +128,13 @@ class DynamoRepository:
                 },
                 None,
             )
-        wanted = {s.value if isinstance(s, Section) else s for s in sections}
+        asked = {s.value if isinstance(s, Section) else s for s in sections}
+        light = asked & {s.value if isinstance(s, Section) else s for s in current_state}
+        wanted = asked - light
         ranges = keys.read_ranges(wanted)
         if ended:
             ranges = keys.ended_ranges(wanted) + ranges  # in key order: CTX#E# sorts first
+        ranges += keys.current_ranges(light)  # CUR# sorts after CTX#
         requests = [
             {
                 "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
@@ -154,7 +165,10 @@ class DynamoRepository:
         while True:
             page = self._call("query", **kwargs)
             for item in page.get("Items", []):
-                parse_context_item(item, memory, wanted, briefs)
+                if item["SK"]["S"].startswith(keys.CURRENT_PREFIX):
+                    parse_current_item(item, memory)
+                else:
+                    parse_context_item(item, memory, wanted, briefs)
             if "LastEvaluatedKey" not in page:
                 return memory
             kwargs = {**kwargs, "ExclusiveStartKey": page["LastEvaluatedKey"]}
@@ -374,6 +388,8 @@ class DynamoRepository:
             if was_ended(write.event.before):  # back on the record ("I'm taking it again")
                 items.append({"Delete": {"TableName": self.table_name, "Key": ended_key}})
         items.append(self._versioned_put(fact_item, write.expected_version))
+        # Its current-state copy; unconditional: the fact's condition guards the pair.
+        items.append({"Put": {"TableName": self.table_name, "Item": current_item(pk, fact)}})
         items.append(self._history_put(pk, write.event))
         if write.new_key:
             guard = {"PK": _s(pk), "SK": _s(keys.key_guard_sk(fact.section.value, fact.key))}
@@ -570,15 +586,20 @@ class DynamoRepository:
         return json.loads(item["data"]["S"]) if item else None
 
     def put_documented(self, user_id: str, fact: Fact) -> None:
-        self._call(
-            "put_item",
-            Item={
-                "PK": _s(keys.user_pk(user_id)),
-                "SK": _s(keys.documented_sk(fact.section, fact.id)),
-                "kind": _s("documented"),
-                "section": _s(fact.section.value),
-                "data": _s(fact_data(fact)),
-            },
+        pk = keys.user_pk(user_id)
+        whole = {
+            "PK": _s(pk),
+            "SK": _s(keys.documented_sk(fact.section, fact.id)),
+            "kind": _s("documented"),
+            "section": _s(fact.section.value),
+            "data": _s(fact_data(fact)),
+        }
+        self._count()
+        self.client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": self.table_name, "Item": item}}
+                for item in (whole, current_item(pk, fact, documented=True))
+            ]
         )
 
     # ---------------------------------------------------------------- episodes

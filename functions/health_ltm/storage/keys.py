@@ -17,6 +17,13 @@ CTX#S#...  items the read path needs, keyed by section (a question reads its sec
   sections asked together side by side (demographics, allergies, chronic conditions, medications,
   symptoms, ...), so a drug or symptom question is one Query. ``load_memory(user)`` reads the
   whole CTX# range (the write path, maintenance).
+CUR#<rank>-<section>#F#<id> (and #D#<id> for a documented fact)
+         the same fact as a section read for its current state needs it (``CurrentFact``: the
+         line a safety section shows, ~100 bytes, id and section in the key): a question whose
+         classes want a section only for what is current (allergies, current medications and
+         chronic conditions riding along with a drug question) reads these, not the whole facts.
+         Written in the same transaction as the fact; outside CTX#, so whole loads skip them;
+         never exported (derived).
 EPI#     episode rows (vectors live in the vector index), FRAG# fragments,
 H#       history events (H#<fact_id>#<event ulid>), K# (section, key) uniqueness guards,
 ACT#     "active on day D" markers (the sparse GSI), SESS# chat session buffers,
@@ -161,6 +168,39 @@ def ended_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
     runs = [run for run in runs if set(run) & wanted]
     return [
         (f"{ENDED_PREFIX}{section_tag(run[0])}#", f"{ENDED_PREFIX}{section_tag(run[-1])}{_RANGE_END}")
+        for run in runs
+    ]
+
+
+CURRENT_PREFIX = "CUR#"
+
+
+def current_sk(section: str | Section, fact_id: str, documented: bool = False) -> str:
+    """Where the current-state copy of a fact (``CurrentFact``) is kept."""
+    return f"{CURRENT_PREFIX}{section_tag(section)}#{'D' if documented else 'F'}#{fact_id}"
+
+
+def current_parts(sk: str) -> tuple[str, bool, str] | None:
+    """(section, documented, fact id) of a CUR# sort key; None for any other key."""
+    if not sk.startswith(CURRENT_PREFIX):
+        return None
+    tag, _, rest = sk[len(CURRENT_PREFIX) :].partition("#")
+    marker, _, fact_id = rest.partition("#")
+    _, _, section = tag.partition("-")
+    if marker not in ("F", "D") or not fact_id or not section:
+        return None
+    return section, marker == "D", fact_id
+
+
+def current_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
+    """The ranges of the current-state copies of these sections, one per contiguous run (the
+    block has no "always" items, so a run may pass over that rank)."""
+    wanted = {_value(s) for s in sections}
+    if not wanted:
+        return []
+    runs = [run for run in _runs(wanted | {ALWAYS}) if set(run) & wanted]
+    return [
+        (f"{CURRENT_PREFIX}{section_tag(run[0])}#", f"{CURRENT_PREFIX}{section_tag(run[-1])}{_RANGE_END}")
         for run in runs
     ]
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import bisect
 import copy
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..domain.models import (
     AppliedEvent,
+    CurrentFact,
     EndedFact,
     Episode,
     Fact,
@@ -34,28 +35,35 @@ from ..ports import ChangeSet
 if TYPE_CHECKING:
     from ..ports import MemoryRepository
 from . import keys
-from .codec import from_millis, to_millis
+from .codec import add_current, from_millis, to_millis
 
 _KINDS: dict[str, str] = {}  # sort key -> what it holds (keys.context_kind), worked out once per key
 _MISSING = object()
+_RANGED = (keys.CONTEXT_PREFIX, keys.CURRENT_PREFIX)  # the prefixes loads read by key range
+
+
+def _current(fact: Fact, documented: bool = False) -> tuple[bool, Fact | EndedFact | None]:
+    """A fact's current-state copy as a load hands it out, made once when the fact is written
+    (the DynamoDB twin stores ``CurrentFact`` JSON and makes the same view when it parses it)."""
+    return documented, CurrentFact.of(fact).view(fact.section, fact.id, documented)
 
 
 class _Rows(dict[str, Any]):
-    """One user's items by sort key, keeping the CTX# keys sorted beside them, so a load reads
-    key ranges as a Query does (whichever way an item is written or removed)."""
+    """One user's items by sort key, keeping the CTX# and CUR# keys sorted beside them, so a load
+    reads key ranges as a Query does (whichever way an item is written or removed)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.ctx: list[str] = []
 
     def __setitem__(self, sk: str, value: Any) -> None:
-        if sk.startswith(keys.CONTEXT_PREFIX) and sk not in self:
+        if sk.startswith(_RANGED) and sk not in self:
             bisect.insort(self.ctx, sk)
         super().__setitem__(sk, value)
 
     def __delitem__(self, sk: str) -> None:
         super().__delitem__(sk)
-        if sk.startswith(keys.CONTEXT_PREFIX):
+        if sk.startswith(_RANGED):
             del self.ctx[bisect.bisect_left(self.ctx, sk)]
 
     def pop(self, sk: str, default: Any = _MISSING) -> Any:
@@ -103,7 +111,11 @@ class InMemoryRepository:
 
     # ---------------------------------------------------------------- read path
     def load_memory(
-        self, user_id: str, sections: Sequence[Section] | None = None, ended: bool = True
+        self,
+        user_id: str,
+        sections: Sequence[Section] | None = None,
+        ended: bool = True,
+        current_state: Collection[Section] = (),
     ) -> UserMemory:
         """The same key ranges as the DynamoDB twin (one call per range), over the sorted keys."""
         if sections is None:
@@ -111,10 +123,13 @@ class InMemoryRepository:
             wanted = None
             ended = True
         else:
-            wanted = {s.value if isinstance(s, Section) else s for s in sections}
+            asked = {s.value if isinstance(s, Section) else s for s in sections}
+            light = asked & {s.value if isinstance(s, Section) else s for s in current_state}
+            wanted = asked - light
             ranges = keys.read_ranges(wanted)
             if ended:
                 ranges = keys.ended_ranges(wanted) + ranges
+            ranges += keys.current_ranges(light)
         memory = UserMemory()
         # Facts are handed out as stored, not copied: every write stores its own deep copy and
         # replaces it whole, nothing changes a stored fact in place, and callers treat a loaded
@@ -125,12 +140,16 @@ class InMemoryRepository:
             self.calls += len(ranges)
             rows = self._rows(user_id)
             ordered = rows.ctx
+            current = keys.CURRENT_PREFIX
             for lo, hi in ranges:
                 found = ordered[bisect.bisect_left(ordered, lo) : bisect.bisect_right(ordered, hi)]
                 self.items_read += len(found)
                 for sk in found:
-                    kind = _KINDS.get(sk) or _KINDS.setdefault(sk, keys.context_kind(sk) or "")
                     value = rows[sk]
+                    if sk[:4] == current:  # (documented, its view), made when written
+                        add_current(memory, value[1], value[0])
+                        continue
+                    kind = _KINDS.get(sk) or _KINDS.setdefault(sk, keys.context_kind(sk) or "")
                     if kind == "fact":
                         if wanted is not None and value.section not in wanted:  # a StrEnum: a str
                             continue
@@ -272,6 +291,7 @@ class InMemoryRepository:
                 else:
                     self._put(user_id, brief_key, fact)
                     self._pop(user_id, ended_key)
+                self._put(user_id, keys.current_sk(fact.section, fact.id), _current(fact))
                 rows[keys.history_sk(write.event.fact_id, write.event.id)] = write.event
                 if write.new_key:
                     rows[keys.key_guard_sk(write.fact.section.value, write.fact.key)] = write.fact.id
@@ -386,6 +406,7 @@ class InMemoryRepository:
     def put_documented(self, user_id: str, fact: Fact) -> None:
         with self._lock:
             self._put(user_id, keys.documented_sk(fact.section, fact.id), fact.model_copy(deep=True))
+            self._put(user_id, keys.current_sk(fact.section, fact.id, documented=True), _current(fact, True))
 
     def put_summary(self, user_id: str, summary: dict) -> None:
         self.calls += 1

@@ -8,6 +8,8 @@ already in the current layout, or outside CTX#, comes back as it is.
 Ended facts (stopped, resolved, deprecated, deleted) written whole into their section's range are
 split into a brief there and the whole fact under CTX#E# (``split_ended``).
 
+Facts written before their current-state copies existed get one (``CUR#``, ``add_current``).
+
 Used where old data can still exist: the local stack's ``.ltm/`` snapshots, migrated when they
 are restored (``ltm_local.persistence``); the next snapshot is written in the new layout.
 """
@@ -19,7 +21,7 @@ from collections.abc import Iterable
 
 from ..domain.models import Fact, was_ended
 from . import keys
-from .codec import ended_data
+from .codec import current_item, ended_data
 
 _OLD = {"CTX#F#": "fact", "CTX#D#": "documented", "CTX#C#": "clarification", "CTX#P#": "pending"}
 
@@ -73,12 +75,33 @@ def split_ended(item: dict) -> list[dict]:
     return [{**item, "kind": {"S": "ended"}, "data": {"S": ended_data(fact)}}, whole]
 
 
+def add_current(items: list[dict]) -> list[dict]:
+    """The current-state copies (``CUR#``) the items' facts lack, made from their whole facts (a
+    current fact's item in its section, an ended one's in the ended block, a documented one)."""
+    present = {i["SK"]["S"] for i in items if i.get("SK", {}).get("S", "").startswith(keys.CURRENT_PREFIX)}
+    made = []
+    for item in items:
+        sk, kind = item.get("SK", {}).get("S", ""), item.get("kind", {}).get("S")
+        whole = (kind == "fact" and sk.startswith((keys.SECTIONS_PREFIX, keys.ENDED_PREFIX))) or (
+            kind == "documented" and sk.startswith(keys.SECTIONS_PREFIX)
+        )
+        if not whole:
+            continue
+        fact = Fact.model_validate_json(item["data"]["S"])
+        copy = current_item(item["PK"]["S"], fact, documented=kind == "documented")
+        if copy["SK"]["S"] not in present:
+            present.add(copy["SK"]["S"])
+            made.append(copy)
+    return made
+
+
 def migrate_items(items: Iterable[dict]) -> tuple[list[dict], int]:
-    """The items in the current layout, and how many of them moved."""
+    """The items in the current layout, and how many of them moved or were made."""
     out, moved = [], 0
     for item in items:
         migrated = migrate_item(item)
         parts = split_ended(migrated)
         moved += migrated is not item or len(parts) > 1
         out.extend(parts)
-    return out, moved
+    made = add_current(out)
+    return out + made, moved + len(made)
