@@ -600,3 +600,49 @@ def test_who_has_it_answers_a_family_question_that_names_the_disease(talk, turns
     (fact,) = talk.memory.facts
     assert fact.section is Section.FAMILY_HISTORY and fact.attributes["relative"] == "mother"
     assert fact.key.endswith("diabetes")
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(A, "What medications are you taking?"), (U, "Amlodipine 5 mg daily. I'm allergic to penicillin.")],
+        [(A, "Какие лекарства вы принимаете?"), (U, "Амлодипин 5 мг, а на пенициллин аллергия")],
+        [(A, "您现在在吃什么药吗？"), (U, "在吃氨氯地平，每天5毫克。我对青霉素过敏")],
+        [(A, "您在吃什么药？"), (U, "氨氯地平。青霉素我过敏，不能吃")],
+    ],
+)
+def test_an_allergy_said_in_a_drug_answer_is_an_allergy_not_a_drug_taken(talk, turns):
+    """Found talking to the local stack: the answer's penicillin was stored as a medication taken."""
+    talk.say(*turns)
+    assert {(f.section.value, f.key, f.status.value) for f in talk.memory.facts} == {
+        ("medications", "amlodipine", "active"),
+        ("allergies", "penicillin", "present"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("青霉素我过敏", {("allergies", "penicillin")}),
+        ("头孢我有点过敏", {("allergies", "cephalosporins")}),
+        ("青霉素我妈过敏", set()),  # the mother's, not the user's
+    ],
+)
+def test_an_allergen_said_before_the_person_in_chinese(talk, said, expected):
+    talk.say((U, said))
+    assert {(f.section.value, f.key) for f in talk.memory.facts} == expected
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(A, "What medications are you taking?"), (U, "cetirizine for allergies and amlodipine 5 mg")],
+        [(A, "Какие лекарства вы принимаете?"), (U, "Цетиризин от аллергии и амлодипин 5 мг")],
+    ],
+)
+def test_a_drug_taken_for_an_allergy_is_a_drug_not_an_allergen(talk, turns):
+    talk.say(*turns)
+    assert {(f.section.value, f.key) for f in talk.memory.facts} == {
+        ("medications", "cetirizine"),
+        ("medications", "amlodipine"),
+    }

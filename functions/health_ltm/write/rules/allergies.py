@@ -61,7 +61,11 @@ _OBJECT_BEFORE = rx(
     r"\bна\s+(?P<obj>[^,.;!?]{2,40}?)\s+(?:у\s+меня\s+)?"
     r"(?:(?:тоже|также|еще|сильная|жуткая|страшная|есть|была|нет)\s+)*аллерги\w*"
 )
-_ADJUNCT = rx(r"\b(?P<obj>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)\s+allerg(?:y|ies)\b")  # "peanut allergy"
+# "peanut allergy"; not "cetirizine for allergies" (the drug taken for it: an indication)
+_ADJUNCT = rx(
+    r"\b(?P<obj>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)(?<!\bfor)(?<!\bfrom)(?<!\bagainst)(?<!\bmy)"
+    r"\s+allerg(?:y|ies)\b"
+)
 # "..., а ещё на X" continues the list; "..., но не на X" turns it negative.
 _CONTINUE = rx(
     r"\s*,?\s*(?:а|и|но|but|and)\s+(?P<mine>(?:у\s+меня|я|i'?m|i\s+am|mine|me)\s*[—–-]?\s*)?(?P<neg>не\s+|not\s+)?"

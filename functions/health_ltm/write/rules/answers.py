@@ -352,12 +352,16 @@ def extract(
         else EvidenceKind.ANSWER_TO_QUESTION
     )
     said_sections = {section for section, _ in already}
+    allergens = {key for section, key in already if section is Section.ALLERGIES}
     out = []
     for draft in drafts:
         if draft.kind is not AssertionKind.FACT and draft.section in said_sections:
             continue
-        if (draft.section, normalize_name(draft.section, draft.name, draft.hint).key) in already:
+        key = normalize_name(draft.section, draft.name, draft.hint).key
+        if (draft.section, key) in already:
             continue
+        if draft.section is Section.MEDICATIONS and key in allergens:
+            continue  # "Amlodipine. I'm allergic to penicillin": an allergen, never a drug taken
         if not topic_from_user:
             draft.evidence_kind = kind
             draft.context_evidence = question.text
@@ -722,8 +726,8 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
     return drafts
 
 
-def _someone_else(text: str, pos: int) -> bool:
-    """The words at ``pos`` of an answer are about someone other than the user."""
+def _sentence_at(text: str, pos: int) -> tuple[Sentence, int] | None:
+    """The sentence of an answer that holds ``pos``, and ``pos`` within it."""
     offset = 0
     for sentence in split_sentences(text):
         start = text.find(sentence.text, offset)
@@ -731,12 +735,18 @@ def _someone_else(text: str, pos: int) -> bool:
             break
         offset = start + len(sentence.text)
         if start <= pos < offset:
-            local = pos - start
-            clause_start, _ = sentence.clause(local)
-            return third_party_before(sentence, local) or bool(
-                RELATIVE.search(sentence.low, clause_start, local)
-            )
-    return False
+            return sentence, pos - start
+    return None
+
+
+def _someone_else(text: str, pos: int) -> bool:
+    """The words at ``pos`` of an answer are about someone other than the user."""
+    found = _sentence_at(text, pos)
+    if found is None:
+        return False
+    sentence, local = found
+    clause_start, _ = sentence.clause(local)
+    return third_party_before(sentence, local) or bool(RELATIVE.search(sentence.low, clause_start, local))
 
 
 def _own_details(attributes: dict, low: str, end: int, next_start: int) -> dict:

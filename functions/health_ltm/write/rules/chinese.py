@@ -313,7 +313,8 @@ _A_NONE = re.compile(
 _A_TRIGGER = re.compile(r"过敏(?!性鼻炎|性皮炎|药)")
 _A_SOURCE = re.compile(r"过敏原(?:是|为|有|[:：])?")
 _A_FILLER = re.compile(
-    r"^(?:[、，,和及与跟还有以及都也还会就很特别非常严重有点有些一点比较容易轻微的有过了后吃用打喝碰接触一时候之]|"
+    # 我: the allergen said first ("青霉素我过敏"); a relative in between ("青霉素我妈过敏") is not filler
+    r"^(?:[、，,和及与跟还有以及都也还会就很特别非常严重有点有些一点比较容易轻微的有过了后吃用打喝碰接触一时候之我]|"
     r"不|没有|没|并不|从不|已经|现在|后来|不再)*$"
 )
 _A_INDICATION = re.compile(r"治|抗|用于|针对|缓解|因为|由于")
