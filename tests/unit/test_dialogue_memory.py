@@ -646,3 +646,49 @@ def test_a_drug_taken_for_an_allergy_is_a_drug_not_an_allergen(talk, turns):
         ("medications", "cetirizine"),
         ("medications", "amlodipine"),
     }
+
+
+@pytest.mark.parametrize(
+    ("turns", "status", "dose"),
+    [
+        ([(A, "Is that still 10 mg of lisinopril?"), (U, "no, 20 now")], "active", 20.0),
+        ([(A, "Вы всё ещё принимаете эналаприл 10 мг?"), (U, "нет, теперь 20")], "active", 20.0),
+        ([(A, "您还在吃氨氯地平5毫克吗？"), (U, "不是，现在10毫克")], "active", 10.0),
+        (
+            [(U, "I take lisinopril 10 mg"), (A, "Are you still taking it?"), (U, "no, 20 mg now")],
+            "active",
+            20.0,
+        ),
+        ([(A, "Are you still taking lisinopril 10 mg?"), (U, "no, stopped 2 weeks ago")], "stopped", None),
+        ([(A, "Вы всё ещё принимаете эналаприл 10 мг?"), (U, "нет, бросил 3 месяца назад")], "stopped", None),
+    ],
+)
+def test_a_no_that_gives_a_new_dose_corrects_the_dose_and_the_drug_stays(talk, turns, status, dose):
+    """Found probing dialogues: "no, 20 now" to "still 10 mg?" stored the drug as stopped."""
+    talk.say(*turns)
+    (fact,) = talk.memory.facts
+    assert fact.status.value == status and fact.attributes.get("dose_value") == dose
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "My dad had a heart attack at 50 and my sister has asthma",
+            {("father:myocardial_infarction", "father"), ("sister:asthma", "sister")},
+        ),
+        (
+            "My sister has asthma and my mother has diabetes",
+            {("sister:asthma", "sister"), ("mother:diabetes", "mother")},
+        ),
+        (
+            "Мама болеет диабетом и у папы гипертония",
+            {("mother:diabetes", "mother"), ("father:hypertension", "father")},
+        ),
+    ],
+)
+def test_each_relative_keeps_their_own_disease(talk, said, expected):
+    """Found probing dialogues: the second relative's disease went to the first, and "a heart
+    attack at 50" was read as a reading ("pressure at 140/90") and dropped."""
+    talk.say((U, said))
+    assert {(f.key, f.attributes["relative"]) for f in talk.memory.facts} == expected

@@ -471,6 +471,29 @@ def _answer_dose(answer: str) -> dict:
     return {"dose_value": zh[0], "dose_unit": zh[1]} if zh else {}
 
 
+_BARE_NUMBER = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)(?![\w.,]*\d)")
+_TIME_AFTER = rx(
+    r"\s*(?:days?|weeks?|months?|years?|hours?|times?|дн|день|дня|недел|месяц|год|лет|раз|час"
+    r"|天|周|个月|月|年|次|小时)"
+)
+
+
+def _new_dose(question_text: str, answer: str) -> dict:
+    """The dose a "no" gives instead of the one asked about ("no, 20 mg now"; "no, 20 now" to a
+    question that said "10 mg": the question's unit), as attributes; {} when it gives none."""
+    low = fold_in_place(answer)
+    if _QUIT_VERB.search(low) or _QUIT_FORWARD.search(low):
+        return {}  # "no, I stopped 2 weeks ago": it ended, whatever the numbers
+    dose = _answer_dose(answer)
+    if dose:
+        return dose
+    asked = _answer_dose(question_text)
+    number = _BARE_NUMBER.search(answer)
+    if not asked or number is None or _TIME_AFTER.match(low, number.end()):
+        return {}
+    return {"dose_value": float(number.group(1).replace(",", ".")), "dose_unit": asked["dose_unit"]}
+
+
 def _in_focus(answer: str, status: FactStatus) -> Draft:
     """A yes or no about the drug in focus: its status, and a dose the answer gives."""
     attributes = _answer_dose(answer) if status is FactStatus.ACTIVE else {}
@@ -491,7 +514,19 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             for s in subjects
             if (pattern := _TOPIC_OF.get((s.section, s.slot))) is not None and pattern.search(denied_part)
         ]
+    dose = _new_dose(question.text, answer)
     for subject in subjects:
+        if subject.section is Section.MEDICATIONS and dose and (subject.slot == _IN_FOCUS or subject.terms):
+            # "Is that still 10 mg of lisinopril?" / "no, 20 now": the no is about the dose
+            corrected = (
+                [_in_focus(answer, FactStatus.ACTIVE)]
+                if subject.slot == _IN_FOCUS
+                else _terms_with_status(subject, answer, negative=False, still=False)
+            )
+            for draft in corrected:
+                draft.attributes = {**draft.attributes, **dose}
+            drafts += corrected
+            continue
         if subject.slot == _IN_FOCUS:
             if _STILL.search(question.text):  # "Are you still taking it?" / "no": it ended
                 drafts.append(_in_focus(answer, FactStatus.STOPPED))

@@ -36,7 +36,11 @@ _CUE = rx(
     r"|\bi'm\b|\bim\b|\bi've\b|\bmy\b|\bme\b|\bdiagnosed\b|\bsuffer\w*|\bhad\b|\bhave\b|\bgot\b"
 )
 # "давление 140 на 90", "cholesterol is 6.2": a reading, not a diagnosis.
-_READING_AFTER = rx(r"^\s*(?:[:=]\s*|(?:был[аои]?|is|was|at|of|около|на\s+уровне|уровень|level)\s+)?\d")
+# "давление 140", "sugar was 7.5", "pressure at 140/90": a reading; "a heart attack at 50" is an age
+_READING_AFTER = rx(
+    r"^\s*(?:[:=]\s*|(?:был[аои]?|is|was|of|около|на\s+уровне|уровень|level)\s+)?\d"
+    r"|^\s*at\s+\d+(?:[.,/]\d|\s*(?:mmol|mg|%|mm\b))"
+)
 _VACCINE_CONTEXT = rx(r"прививк|привил|привит|вакцин|vaccin|\bshots?\b|\bjabs?\b|booster")
 _INDICATION_BEFORE = rx(r"\b(?:от|для|при|против|for|against)\s+(?:my\s+|the\s+)?$")
 _RESOLVED = rx(

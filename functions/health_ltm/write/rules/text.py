@@ -21,6 +21,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])\s*|\n+")  # CJ
 _CLAUSE_BREAK = re.compile(
     r"[,;:()—–，；：、（）]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s"
     r"|\s(?:and|и)\s(?=(?:i|i'm|i've|я|мне|меня)\b)"  # "... nausea and I want to get it checked"
+    # "my sister has asthma and my mother has diabetes": each relative's own clause
+    r"|\s(?:and|и)\s(?=(?:my|his|her|our|у|мой|моя|мои|моей|моего|моих)\s)"
 )
 # Words that put what follows in the present ("раньше пил X, сейчас только Y").
 NOW_WORDS = r"(?:сейчас|теперь|now|currently|these\s+days|nowadays)"
