@@ -692,3 +692,18 @@ def test_each_relative_keeps_their_own_disease(talk, said, expected):
     attack at 50" was read as a reading ("pressure at 140/90") and dropped."""
     talk.say((U, said))
     assert {(f.key, f.attributes["relative"]) for f in talk.memory.facts} == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I'm 34, 170 cm and about 65 kg", {"birth_year", "height_cm", "weight_kg"}),
+        ("Мне 40, 182 см, 90 кг", {"birth_year", "height_cm", "weight_kg"}),
+        ("我175厘米，70公斤", {"height_cm", "weight_kg"}),
+        ("I lost 25 kg last year", set()),  # a change, not a weight
+        ("My son is 30 kg", set()),  # someone else's
+    ],
+)
+def test_height_and_weight_said_with_their_units_and_no_verb(talk, said, expected):
+    talk.say((U, said))
+    assert {f.key for f in talk.memory.facts if f.section is Section.DEMOGRAPHICS} == expected

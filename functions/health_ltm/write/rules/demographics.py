@@ -68,6 +68,15 @@ _WEIGHT = rx(
     r"\s*(?:у\s+меня\s+)?(?:[:—-]\s*)?(?:около\s+|примерно\s+|about\s+|around\s+)?"
     r"(?P<v>\d{2,3}(?:[.,]\d)?)\s*(?P<u>кг|кило\w*|kg|kilos?|lbs?|pounds)?"
 )
+# "I'm 34, 170 cm and about 65 kg": a measure with its unit in a sentence about oneself, no verb
+_BARE_HEIGHT = rx(r"(?<![\w.,])(?P<v>1\d{2}|2[0-4]\d)\s*(?P<u>cm|см|厘米)(?!\w)")
+_BARE_WEIGHT = rx(r"(?<![\w.,])(?P<v>\d{2,3}(?:[.,]\d)?)\s*(?P<u>kg|кг|kilos?|公斤)(?!\w)")
+_ABOUT_ME = rx(r"\b(?:i'm|i\s+am|im|me|my|я|мне|мой|моя)\b|我")
+# a change, not what one weighs: "lost 5 kg", "похудела на 10 кг", "瘦了10公斤"
+_CHANGE_BEFORE = rx(
+    r"(?:lost|gained|gain|lose|put\s+on|dropped|down|up|minus|plus|more|less|похуд\w*|набрал\w*|сбросил\w*"
+    r"|поправил\w*|скинул\w*|на$|瘦了|胖了|减了|长了|重了)\s*(?:about\s+|около\s+|на\s+)?$"
+)
 _CITY_WORDS = r"(?P<city>[\w-]+(?:\s+[\w-]+){0,2})"
 _LIVE_RU = r"\b(?:живу|проживаю|нахожусь|обитаю)\s+(?:сейчас\s+|теперь\s+)?в\s+(?:городе\s+|г\.\s*)?"
 _MOVED_RU = r"\b(?:переехал[аи]?|перебрал(?:ся|ась|ись))\s+(?:из\s+[\w-]+\s+)?(?:сюда\s+)?в\s+(?:город\s+)?"
@@ -178,8 +187,18 @@ def _sex(s: Sentence) -> Draft | None:
     return None
 
 
+def _bare(s: Sentence, pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """A measure with its unit and no verb, in a sentence about the user, not a change."""
+    if not _ABOUT_ME.search(s.low):
+        return None
+    for m in pattern.finditer(s.low):
+        if not _CHANGE_BEFORE.search(s.low[max(0, m.start() - 24) : m.start()]):
+            return m
+    return None
+
+
 def _height(s: Sentence) -> Draft | None:
-    m = _HEIGHT.search(s.low)
+    m = _HEIGHT.search(s.low) or _bare(s, _BARE_HEIGHT)
     if not m:
         return None
     raw, unit = m.group("v"), m.group("u") or ""
@@ -196,7 +215,7 @@ def _height(s: Sentence) -> Draft | None:
 
 
 def _weight(s: Sentence) -> Draft | None:
-    m = _WEIGHT.search(s.low)
+    m = _WEIGHT.search(s.low) or _bare(s, _BARE_WEIGHT)
     if not m:
         return None
     value = float(m.group("v").replace(",", "."))
