@@ -77,9 +77,9 @@ LABELLED: list[tuple[str, set[Section], set[Section]]] = [
     ("Посоветуй рецепт ужина без глютена", {LI, AL}, {VA, SU, IN}),
     ("Сколько калорий мне нужно в день?", {LI}, {VA}),
     ("У меня есть аллергия на что-нибудь?", {AL}, {VA, SU, FH, IN}),
-    ("Можно ли мне креветки, если у меня аллергия на рыбу?", {AL, LI}, {VA}),
+    ("Можно ли мне креветки, если у меня аллергия на рыбу?", {AL}, {VA}),
     ("Можно ли мне бегать с больным коленом?", {LI, IN, CC, SY}, {VA}),
-    ("Какие упражнения мне подойдут после операции на колене?", {LI, SU, IN}, {VA}),
+    ("Какие упражнения мне подойдут после операции на колене?", {LI, SU}, {VA, IN}),
     ("Я плохо сплю уже неделю", {SY, LI}, {VA, FH}),
     ("Как справиться с тревогой перед экзаменом?", {SY}, {VA, FH}),
     ("Нужна ли мне прививка от гриппа в этом году?", {VA}, {FH, IN}),
@@ -128,7 +128,7 @@ LABELLED: list[tuple[str, set[Section], set[Section]]] = [
     ("Tell me everything you know about me", ALL, set()),
     ("How do I quit smoking?", {LI}, {VA}),
     ("Which screenings should I get at 50?", {DE, FH}, {VA}),
-    ("Can I eat peanuts with my allergy, and what should I take if I react?", {LI, AL, M}, {VA}),
+    ("Can I eat peanuts with my allergy, and what should I take if I react?", {AL, M}, {VA}),
     ("What am I on right now for my blood pressure?", {M, CC}, {VA}),
     ("Give me an idea for a healthy lunch", {LI, AL}, {VA}),
     ("My dad has diabetes, what about me?", {FH, CC}, {VA, SU}),
@@ -609,3 +609,47 @@ def test_living_with_a_chronic_disease_takes_lifestyle(classifier):
 
 def test_a_cough_takes_lifestyle_for_smoking(classifier):
     assert {SY, CC, M, LI} <= sections_of(classifier, "Кашляю по утрам уже третью неделю")
+
+
+def test_exercise_alone_checks_injuries_and_operations_beside_another_topic_it_is_context(classifier):
+    # alone_sections: "can I run a marathon" needs old injuries and operations; beside an
+    # injury, an operation, a pregnancy or a calorie question they are that class's business.
+    assert {LI, CC, IN, SU} <= sections_of(classifier, "Can I start training for a marathon?")
+    after_surgery = sections_of(classifier, "Когда после операции на грыже можно в спортзал?")
+    assert {LI, SU} <= after_surgery and IN not in after_surgery
+    beside_injury = sections_of(classifier, "我打网球扭伤了手腕")
+    assert IN in beside_injury and SU not in beside_injury
+    # alone_beside: a sore knee does not make running context
+    assert {IN, SU} <= sections_of(classifier, "Можно ли мне бегать с больным коленом?")
+
+
+def test_alone_sections_must_be_a_proper_subset_of_sections():
+    spec = load_query_classes().classes["exercise_activity"].model_dump()
+    spec["alone_sections"] = list(spec["sections"])
+    with pytest.raises(ValueError, match="alone_sections"):
+        type(load_query_classes().classes["exercise_activity"]).model_validate(spec)
+
+
+def test_coffee_beside_pregnancy_does_not_add_the_drug_sections(classifier):
+    # caffeine_intake checks medications and demographics only as a question of its own
+    assert M not in sections_of(classifier, "I'm breastfeeding, how much coffee is ok?")
+    assert {M, DE, LI} <= sections_of(classifier, "How much coffee a day is safe for me?")
+
+
+def test_a_food_allergy_question_is_not_a_menu_question(classifier):
+    result = classifier.classify("Is there any food I am allergic to?")
+    assert "nutrition_diet" not in result.classes
+    assert result.sections == [AL]
+
+
+def test_a_drug_look_up_takes_only_the_medications(classifier):
+    queries = ("Which statin was I on back in 2020?", "am I still taking the statin?")
+    queries += ("医生开的胃药我还在吃吗",)
+    for query in queries:
+        assert sections_of(classifier, query) == {M}, query
+
+
+def test_blood_sugar_is_not_a_food_question(classifier):
+    result = classifier.classify("сахар с утра 8, это много?")
+    assert "nutrition_diet" not in result.classes
+    assert "nutrition_diet" in classifier.classify("How much added sugar a day is ok for me?").classes

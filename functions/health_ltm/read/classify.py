@@ -19,10 +19,12 @@ right statuses"). Steps, all driven by the reviewed data file ``data/query_class
    question is not also a menu question, a relative's disease is family history rather than the
    user's diagnosis, an imaging question is not a screening one; ``absorbs_weak``: only a class
    that no term of its own selected);
-5. the sections are the union of the classes' sections in canonical order; a look-up question
-   ("какие операции у меня были", "when was my last tetanus shot", "我以前…") whose classes all
-   name ``lookup_sections`` takes only those (a record, not advice); a question that still has no
-   class gets the safety sections and demographics (``fallback``), smalltalk gets none.
+5. the sections are the union of the classes' sections in canonical order (a class's
+   ``alone_sections`` only when no class but its ``alone_beside`` ones is beside it: exercise
+   beside an injury is context); a look-up question ("какие операции у меня были",
+   "when was my last tetanus shot", "我以前…") whose classes all name ``lookup_sections``
+   takes only those (a record, not advice); a question that still has no class gets the
+   safety sections and demographics (``fallback``), smalltalk gets none.
 
 History intent ("раньше", "used to", "以前") is detected separately: it tells the status rules
 to return stopped and resolved facts too.
@@ -88,6 +90,13 @@ class QueryClassSpec(BaseModel):
     # What a look-up ("which X have I had", "when was my last X") of this class needs; None: a
     # look-up of this class needs its usual sections.
     lookup_sections: tuple[Section, ...] | None = None
+    # Of sections, those needed only when this class is the question's only one: "can I run a
+    # marathon?" checks old injuries and operations, "can I swim after my knee operation?" leaves
+    # them to the surgery class; beside another class this one is context, not the subject.
+    # alone_beside: classes that do not make it context ("running with a sore knee" is still an
+    # exercise question that checks the knee's injuries and operations).
+    alone_sections: tuple[Section, ...] = ()
+    alone_beside: tuple[str, ...] = ()
     # Sections this class needs only for what is current (they ride along for safety: a drug
     # question checks against the allergies, current medications and chronic conditions): read as
     # their current-state copies, each fact as its line (decision log 28). A subset of sections.
@@ -100,7 +109,15 @@ class QueryClassSpec(BaseModel):
             raise ValueError("a query class needs at least 5 exemplars")
         if not set(self.current_state) <= set(self.sections):
             raise ValueError("current_state must be a subset of sections")
+        if self.alone_sections and not set(self.alone_sections) < set(self.sections):
+            raise ValueError("alone_sections must be a proper subset of sections")
         return self
+
+    def sections_beside(self, others: set[str]) -> tuple[Section, ...]:
+        """The sections of this class beside the other selected classes."""
+        if not others - set(self.alone_beside):
+            return self.sections
+        return tuple(section for section in self.sections if section not in self.alone_sections)
 
 
 class EmbeddingRules(BaseModel):
@@ -168,6 +185,7 @@ class QueryClassesData(BaseModel):
             raise ValueError(f"the {SMALLTALK!r} class is required")
         for name, spec in self.classes.items():
             named = set(spec.boosted_by) | set(spec.absorbs) | set(spec.absorbs_weak) | set(spec.requires_any)
+            named |= set(spec.alone_beside)
             if name.startswith("@") or not named <= set(self.classes) - {name}:
                 raise ValueError(f"bad class name, or a bad class named in {name!r}")
         for kind, terms in self.named_entities.items():
@@ -205,11 +223,12 @@ class _ExemplarIndex:
     owner: list[str]  # exemplar index -> class name
 
 
-def _current_state(specs: Sequence[QueryClassSpec], wanted: set[Section]) -> set[Section]:
+def _current_state(specs: dict[str, QueryClassSpec], wanted: set[Section]) -> set[Section]:
     """The wanted sections every class that asks for them wants only as their current state."""
     light = set()
+    asked = {name: spec.sections_beside(set(specs) - {name}) for name, spec in specs.items()}
     for section in wanted:
-        asking = [spec for spec in specs if section in spec.sections]
+        asking = [spec for name, spec in specs.items() if section in asked[name]]
         if asking and all(section in spec.current_state for spec in asking):
             light.add(section)
     return light
@@ -271,13 +290,14 @@ class QueryClassifier:
         absorbed |= {other for name in chosen for other in self.data.classes[name].absorbs_weak} - full
         chosen -= absorbed
 
-        specs = [self.data.classes[name] for name in chosen]
-        wanted = {section for spec in specs for section in spec.sections}
+        named_specs = {name: self.data.classes[name] for name in chosen}
+        specs = list(named_specs.values())
+        wanted = {s for name, spec in named_specs.items() for s in spec.sections_beside(chosen - {name})}
         if lookup and specs and all(spec.lookup_sections is not None for spec in specs):
             wanted = {section for spec in specs for section in spec.lookup_sections or ()}
             methods.append("lookup")
         needs_episodes = any(spec.needs_episodes for spec in specs)
-        light = _current_state(specs, wanted) if not (history or "lookup" in methods) else set()
+        light = _current_state(named_specs, wanted) if not (history or "lookup" in methods) else set()
         if not chosen:
             methods.append("fallback")
             wanted = set(self.data.fallback.sections)
