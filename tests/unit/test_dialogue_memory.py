@@ -707,3 +707,23 @@ def test_each_relative_keeps_their_own_disease(talk, said, expected):
 def test_height_and_weight_said_with_their_units_and_no_verb(talk, said, expected):
     talk.say((U, said))
     assert {f.key for f in talk.memory.facts if f.section is Section.DEMOGRAPHICS} == expected
+
+
+@pytest.mark.parametrize(
+    ("turns", "relative"),
+    [
+        ([(A, "Do you have high blood pressure?"), (U, "No, but my mother does")], "mother"),
+        ([(A, "У вас есть гипертония?"), (U, "Нет, но у мамы есть")], "mother"),
+        ([(A, "您有高血压吗？"), (U, "没有，但我妈妈有")], "mother"),
+        ([(A, "Do you have high blood pressure?"), (U, "no, my dad has it though")], "father"),
+        ([(A, "Do you have high blood pressure?"), (U, "no, and neither does my mom")], None),
+        ([(A, "您有高血压吗？"), (U, "没有，我妈妈也没有")], None),
+    ],
+)
+def test_a_no_that_names_a_relative_who_has_it_is_that_relatives_history(talk, turns, relative):
+    """The user's own "no" is kept, and the relative's disease is family history (it was lost)."""
+    talk.say(*turns)
+    own = {(f.key, f.status.value) for f in talk.memory.facts if f.section is Section.CHRONIC_CONDITIONS}
+    family = {f.attributes["relative"] for f in talk.memory.facts if f.section is Section.FAMILY_HISTORY}
+    assert own == {("hypertension", "absent")}
+    assert family == ({relative} if relative else set())

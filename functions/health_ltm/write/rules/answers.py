@@ -341,7 +341,7 @@ def extract(
     elif shape is AnswerShape.CONTENT:
         drafts = _content(question, answer, 0, ctx) or _relatives_answer(question, answer)
     elif shape is AnswerShape.NO:
-        drafts = _denied(question, answer)
+        drafts = _denied(question, answer) + _relative_has_it(question, answer)
     elif shape is AnswerShape.UNSURE:
         drafts = _unsure(question, answer)
     elif shape is AnswerShape.YES:
@@ -451,7 +451,12 @@ def _draft(section: Section, answer: str, **fields) -> Draft:
     return Draft(section, _whole(answer), **fields)
 
 
-_CONTRAST = rx(r"\b(?:but|though|although|however|но|однако|хотя|а\s+вот)\b|但是|不过|可是")
+_CONTRAST = rx(r"\b(?:but|though|although|however|но|однако|хотя|а\s+вот)\b|但是|但|不过|可是")
+_NEITHER = rx(r"\b(?:neither|nor|not|doesn't|don't|didn't|никто|ни\s+у|тоже\s+нет|не)\b|也没|也不|都没")
+# "No, but my mother does", "нет, но у мамы есть", "没有，但我妈妈有": the relative has what was asked
+_RELATIVE_HAS = rx(
+    r"\b(?:does|do|has|have|had|did)\b|\b(?:есть|был[аои]?|болеет|болел[аи]?|тоже)\b|有|得过|得了"
+)
 _TOPIC_OF = {(section, slot): pattern for section, slot, pattern in _TOPICS}
 
 
@@ -546,6 +551,21 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             continue  # "any new medications?": nothing about the whole section
         elif subject.section in SECTIONS_WITH_STATUS:
             drafts.append(_section_draft(subject.section, answer, AssertionKind.SECTION_ABSENT))
+    return drafts
+
+
+def _relative_has_it(question: Question, answer: str) -> list[Draft]:
+    """A "no" about the user that names a relative who has the disease asked about: that
+    relative's family history ("No, but my mother does")."""
+    _, rest = rest_after_marker(answer)  # what follows the "no"
+    low = fold_in_place(rest)
+    if _answer_relative(rest) is None or not _RELATIVE_HAS.search(low) or _NEITHER.search(low):
+        return []
+    drafts: list[Draft] = []
+    for subject in question.subjects:
+        if subject.section in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES) and subject.terms:
+            family = Subject(Section.FAMILY_HISTORY, terms=subject.terms, whole_section=False)
+            drafts += _terms_with_status(family, rest, negative=False, question_text=question.text)
     return drafts
 
 
