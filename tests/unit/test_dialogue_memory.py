@@ -727,3 +727,34 @@ def test_a_no_that_names_a_relative_who_has_it_is_that_relatives_history(talk, t
     family = {f.attributes["relative"] for f in talk.memory.facts if f.section is Section.FAMILY_HISTORY}
     assert own == {("hypertension", "absent")}
     assert family == ({relative} if relative else set())
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(U, "Принимаю эналаприл 10 мг"), (A, "Хорошо"), (U, "Ой, не эналаприл, а лизиноприл")],
+        [(U, "I take enalapril 10 mg daily"), (A, "Noted"), (U, "sorry, not enalapril, lisinopril")],
+        [(U, "I take enalapril 10 mg daily. Wait, lisinopril, not enalapril")],
+        [(U, "我在吃依那普利，每天10毫克"), (A, "好的"), (U, "不是依那普利，是赖诺普利")],
+        [(U, "Я принимаю не эналаприл, а лизиноприл 10 мг")],
+    ],
+)
+def test_a_drug_name_put_right_replaces_the_wrong_one_with_what_was_said_of_it(talk, turns):
+    """Found probing dialogues: "не эналаприл, а лизиноприл" kept enalapril and lost lisinopril."""
+    talk.say(*turns)
+    (fact,) = talk.memory.facts
+    assert (fact.key, fact.status.value, fact.attributes.get("dose_value")) == ("lisinopril", "active", 10.0)
+
+
+def test_a_drug_name_put_right_about_a_stored_fact_asks_before_it_goes(talk):
+    talk.say((U, "I take enalapril 10 mg daily"))
+    talk.say((U, "not enalapril, lisinopril"))  # a later conversation
+    current = {f.key for f in talk.memory.facts if f.status.value == "active"}
+    assert "lisinopril" in current
+    assert [c.reason for c in talk.memory.clarifications] == ["retracted_mention"]  # enalapril: asked
+
+
+@pytest.mark.parametrize("said", ["I take metformin and not insulin", "Принимаю метформин, но не инсулин"])
+def test_a_drug_list_item_with_its_own_not_is_not_taken(talk, said):
+    talk.say((U, said))
+    assert {f.key for f in talk.memory.facts} == {"metformin"}

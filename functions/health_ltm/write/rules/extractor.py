@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from ...domain.attributes import Relative, validate_attributes
 from ...domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role
-from ...domain.sections import Section
+from ...domain.sections import FactStatus, Section
 from ...domain.text import fold_in_place
 from ...ports import Clock
 from ..dialogue import affirms, question_of
@@ -136,6 +136,7 @@ class RuleExtractor:
                     seen.add(fingerprint)
                     current.append(len(out))
                     out.append(assertion)
+            current += _put_right(out, current, message.text)
             previous_message = current or previous_message
         return out
 
@@ -205,6 +206,57 @@ class RuleExtractor:
     def _today(self, message: Message, now: datetime | None) -> date | None:
         moment = message.at or now or (self._clock.now() if self._clock is not None else None)
         return moment.date() if moment is not None else None
+
+
+def _key(assertion: Assertion) -> str:
+    return normalize_name(assertion.section, assertion.name or "", assertion.normalized_hint).key
+
+
+_NAMED = (Section.MEDICATIONS, Section.ALLERGIES)
+
+
+def _put_right(out: list[Assertion], current: list[int], text: str) -> list[int]:
+    """A drug name put right ("не эналаприл, а лизиноприл"): the wrong name's mention in this
+    fragment is void and the right name takes its place, with what was said of it (dose, status,
+    section); a wrong name said before this fragment is taken back (a clarification for a stored
+    fact, the pipeline decides). Returns the indexes of assertions added to ``out``."""
+    added: list[int] = []
+    for wrong, name, normalized in followups.name_corrections(text):
+        earlier = [
+            i for i, a in enumerate(out) if a.section in _NAMED and not a.retracted and _key(a) == wrong
+        ]
+        base = out[earlier[-1]] if earlier else None
+        for i in earlier:
+            out[i] = out[i].model_copy(update={"retracted": True})
+        right = normalize_name(Section.MEDICATIONS, name).key
+        said = [
+            i for i in current if out[i].section in _NAMED and not out[i].retracted and _key(out[i]) == right
+        ]
+        carried = {k: v for k, v in (base.attributes if base else {}).items() if k != "atc_code"}
+        if said:
+            for i in said:
+                out[i] = out[i].model_copy(
+                    update={"attributes": {**carried, **out[i].attributes}, "correction": True}
+                )
+            continue
+        if base is None:
+            base = Assertion(section=Section.MEDICATIONS, status=FactStatus.ACTIVE, evidence=text[:1000])
+            added.append(len(out))
+            out.append(base.model_copy(update={"name": wrong, "retracted": True}))
+        added.append(len(out))
+        out.append(
+            base.model_copy(
+                update={
+                    "name": name,
+                    "normalized_hint": normalized,
+                    "attributes": carried,
+                    "retracted": False,
+                    "correction": True,
+                    "evidence": text.strip()[:1000],
+                }
+            )
+        )
+    return added
 
 
 def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: bool) -> Assertion | None:

@@ -9,10 +9,12 @@ more than one fits. Only called for a sentence in which no drug was found.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
+from ..normalize import find_terms, normalize_name
 from .chinese import about_the_user
 from .dates import find_date
 from .medication_details import DOSE, _dose_match
@@ -101,3 +103,31 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                     )
                 ]
     return []
+
+
+# A name said wrong and put right: "не эналаприл, а лизиноприл", "not enalapril, lisinopril",
+# "lisinopril, not enalapril", "不是依那普利，是赖诺普利", "是赖诺普利，不是依那普利".
+_WRONG_BEFORE = re.compile(r"(?:\bне\s+(?:на\s+)?|\bnot\s+(?:to\s+)?|不是)$")
+_THEN_RIGHT = re.compile(r"^\s*[,，]?\s*(?:а\s+(?:на\s+)?|but\s+(?:to\s+)?|it'?s\s+|(?:而)?是|)$")
+_THEN_WRONG = re.compile(r"^\s*[,，]?\s*(?:а\s+не\s+(?:на\s+)?|not\s+(?:to\s+)?|不是)$")
+
+
+def name_corrections(text: str) -> list[tuple[str, str, str]]:
+    """(wrong key, right name, right normalised name) for each drug name put right in ``text``."""
+    low = text.casefold()
+    terms = sorted(find_terms(("drug",), text), key=lambda t: t.start)
+    out: list[tuple[str, str, str]] = []
+    for first, second in itertools.pairwise(terms):
+        between = low[first.end : second.start]
+        if _THEN_RIGHT.match(between) and _WRONG_BEFORE.search(low[max(0, first.start - 8) : first.start]):
+            wrong, right = first, second
+        elif _THEN_WRONG.match(between):
+            wrong, right = second, first
+        else:
+            continue
+        name = text[right.start : right.end]
+        wrong_key = normalize_name(Section.MEDICATIONS, text[wrong.start : wrong.end]).key
+        right_norm = normalize_name(Section.MEDICATIONS, name)
+        if wrong_key != right_norm.key:
+            out.append((wrong_key, name, right_norm.name_normalized))
+    return out

@@ -124,6 +124,9 @@ class _Cue:
     advice: bool = False
 
 
+_ITEM_NOT = re.compile(r"(?:\band|\bbut|,|\bи|\bно|\bа)\s+(?:not|не)\s+$")
+
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if CJK.search(s.text):
         return []  # Chinese is read by rules/chinese.py
@@ -135,6 +138,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         cue = _cue_for(s, cues, a)
         if third_party_before(s, min(a, cue.start if cue else a)) or hypothetical(s, a):
             continue
+        if index and _ITEM_NOT.search(s.low[drugs[index - 1][1] : a]):
+            continue  # "metformin and not insulin", "метформин, но не инсулин": the item's own "not"
         status = _status(s, cue, a, b)
         if status is None:
             continue
