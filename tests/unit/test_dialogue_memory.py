@@ -758,3 +758,17 @@ def test_a_drug_name_put_right_about_a_stored_fact_asks_before_it_goes(talk):
 def test_a_drug_list_item_with_its_own_not_is_not_taken(talk, said):
     talk.say((U, said))
     assert {f.key for f in talk.memory.facts} == {"metformin"}
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I used to smoke but quit 5 years ago", {("smoking", "stopped")}),
+        ("Я раньше курил, бросил 5 лет назад", {("smoking", "stopped")}),
+        ("I smoked for 10 years but quit in 2015", {("smoking", "stopped")}),
+        ("My dad used to smoke", set()),
+    ],
+)
+def test_a_former_smoker_said_in_the_past_tense(talk, said, expected):
+    talk.say((U, said))
+    assert {(f.key, f.status.value) for f in talk.memory.facts} == expected

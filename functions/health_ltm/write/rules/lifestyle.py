@@ -58,6 +58,9 @@ _SMOKING = [
             r"|\bне\s+курю\s+(?:уже\s+)?\S+\s+(?:лет|год|года|месяц\w*)\b|\bбывш\w*\s+курильщи\w*"
             r"|\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bno\s+longer\s+smoke\b"
             r"|\b(?:don't|do\s+not)\s+smoke\s+any\s?more\b|\bex-?smoker\b|\bformer\s+smoker\b"
+            # "I used to smoke but quit", "раньше курил, бросил"
+            r"|\bused\s+to\s+smoke\b|\b(?:раньше|когда-то|прежде)\s+курил\w*|\bкурил[аи]?\s+раньше\b"
+            r"|\bsmoked\s+(?:for\s+)?(?:\S+\s+){0,3}?(?:but|and)\s+(?:i\s+)?(?:quit|stopped|gave\s+up)\b"
         ),
         FactStatus.STOPPED,
     ),
