@@ -772,3 +772,40 @@ def test_a_drug_list_item_with_its_own_not_is_not_taken(talk, said):
 def test_a_former_smoker_said_in_the_past_tense(talk, said, expected):
     talk.say((U, said))
     assert {(f.key, f.status.value) for f in talk.memory.facts} == expected
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        ([(A, "您对青霉素过敏吗？"), (U, "对")], {("allergies", "penicillin", "present")}),
+        ([(A, "您有高血压吗？"), (U, "有")], {("chronic_conditions", "hypertension", "present")}),
+        ([(A, "您在吃二甲双胍吗？"), (U, "是")], {("medications", "metformin", "active")}),
+        ([(A, "您对青霉素过敏吗？"), (U, "不")], {("allergies", "penicillin", "absent")}),
+    ],
+)
+def test_a_one_character_chinese_answer_is_an_answer(talk, turns, expected):
+    """Found probing dialogues: "对" to "您对青霉素过敏吗？" stored nothing (evidence too short)."""
+    talk.say(*turns)
+    assert {(f.section.value, f.key, f.status.value) for f in talk.memory.facts} == expected
+
+
+def test_a_lone_chinese_character_without_a_question_is_nothing(talk):
+    talk.say((U, "对"))
+    assert talk.memory.facts == []
+
+
+@pytest.mark.parametrize(
+    ("turns", "date"),
+    [
+        ([(A, "Have you had your flu shot this year?"), (U, "yep, in October")], "2025-10"),
+        ([(A, "Вы делали прививку от гриппа?"), (U, "да, в октябре")], "2025-10"),
+        ([(A, "Вы делали прививку от гриппа?"), (U, "сделала в октябре")], "2025-10"),
+        ([(A, "您打过流感疫苗吗？"), (U, "打了")], None),
+    ],
+)
+def test_a_vaccine_question_answered_yes_is_that_vaccination(talk, turns, date):
+    """Found probing dialogues: "your flu shot" was presupposed (nothing stored), "打了三针" was no
+    answer, and "прививку от гриппа" / "да" also stored the flu as a diagnosis."""
+    talk.say(*turns)
+    (fact,) = talk.memory.facts
+    assert (fact.section.value, fact.key, fact.attributes.get("date")) == ("vaccinations", "influenza", date)

@@ -17,7 +17,7 @@ from ..domain.attributes import validate_attributes
 from ..domain.candidates import Candidate
 from ..domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role, Temporality
 from ..domain.sections import ALLOWED_STATUSES, FactStatus, Section
-from ..domain.text import fold  # also imported from here by the bench
+from ..domain.text import CJK, fold  # fold: also imported from here by the bench
 from .normalize import normalize_name
 
 _PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
@@ -131,7 +131,11 @@ def validate(
         words = DialogueWords(user=words)
     section = assertion.section
     evidence = fold(assertion.evidence)
-    if len(evidence) < 2 or evidence not in words.user:
+    # One CJK character is a whole answer ("对", "有", "没") to the question that supplies the subject.
+    one_word_answer = (
+        len(evidence) == 1 and CJK.search(evidence) is not None and assertion.context_evidence is not None
+    )
+    if (len(evidence) < 2 and not one_word_answer) or evidence not in words.user:
         return [], Rejection(section, "evidence_not_in_user_text")
     if assertion.refers_to_focus and not (assertion.name or "").strip():
         return [], Rejection(section, "unresolved_reference")

@@ -26,7 +26,7 @@ from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_mark
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
 from .chinese import zh_dose, zh_relative
-from .dates import parse_number
+from .dates import find_date, parse_number
 from .medication_details import DOSE, _dose_match, details
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
 from .objects import _VAGUE as VAGUE
@@ -275,9 +275,14 @@ def read_question(text: str) -> Question:
         # "your back", "the surgery": presupposed, not asked about; but "still taking your
         # sertraline?" asks whether it goes on
         still_drug = kind == "drug" and bool(_STILL.search(low))
+        # "your flu shot this year?" asks whether it was given: a vaccine is never presupposed
+        asks_anyway = still_drug or kind == "vaccine"
         terms = tuple(
-            t for t in find_terms((kind,), asked) if still_drug or not _PRESUPPOSED.search(low[: t.start])
+            t for t in find_terms((kind,), asked) if asks_anyway or not _PRESUPPOSED.search(low[: t.start])
         )
+        if kind == "condition" and any(s.section is Section.VACCINATIONS for s in question.subjects):
+            vaccines = find_terms(("vaccine",), asked)  # "прививку от гриппа": the vaccine's name here
+            terms = tuple(t for t in terms if not any(v.start <= t.start < v.end for v in vaccines))
         if not terms:
             continue
         topic_needed = kind in ("allergen", "vaccine", "surgery")
@@ -339,7 +344,11 @@ def extract(
     elif carried and shape is not AnswerShape.CONTENT:
         return []  # a yes or no to a follow-up ("And you get infections too?") is about its own words
     elif shape is AnswerShape.CONTENT:
-        drafts = _content(question, answer, 0, ctx) or _relatives_answer(question, answer)
+        drafts = (
+            _content(question, answer, 0, ctx)
+            or _relatives_answer(question, answer)
+            or _vaccine_done(question, answer, ctx)
+        )
     elif shape is AnswerShape.NO:
         drafts = _denied(question, answer) + _relative_has_it(question, answer)
     elif shape is AnswerShape.UNSURE:
@@ -616,10 +625,29 @@ def _affirmed(question: Question, answer: str, ctx: Context) -> list[Draft]:
         if len(subject.terms) > 1:
             continue  # "Any fever, nausea or vomiting?" / "Yes": which of them is not said
         if subject.terms:
-            drafts += _terms_with_status(subject, answer, negative=False, question_text=question.text)
+            named = _terms_with_status(subject, answer, negative=False, question_text=question.text)
+            if subject.section is Section.VACCINATIONS:
+                when = find_date(fold_in_place(answer), ctx.today)  # "yep, last week"
+                for draft in named:
+                    draft.attributes = {**draft.attributes, **({"date": when} if when else {})}
+            drafts += named
         elif (slot := _slot_answer(subject, answer, yes=True)) is not None:
             drafts.append(slot)
     return drafts
+
+
+# "打了三针", "got it in May", "сделала в мае": a vaccine question answered with it being done
+_DONE = rx(
+    r"^\s*(?:打了|打过|打完|打好了|都打了|已经打|got\s+(?:it|them|both|all)|had\s+(?:it|them|both|all)"
+    r"|сделал\w*|привил\w*|ставил\w*)"
+)
+
+
+def _vaccine_done(question: Question, answer: str, ctx: Context) -> list[Draft]:
+    if not _DONE.search(fold_in_place(answer)):
+        return []
+    subjects = [s for s in question.subjects if s.section is Section.VACCINATIONS and s.terms]
+    return _affirmed(Question(question.text, subjects), answer, ctx) if subjects else []
 
 
 def _terms_with_status(

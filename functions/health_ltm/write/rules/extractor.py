@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from ...domain.attributes import Relative, validate_attributes
 from ...domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer, Message, Role
 from ...domain.sections import FactStatus, Section
-from ...domain.text import fold_in_place
+from ...domain.text import CJK, fold_in_place
 from ...ports import Clock
 from ..dialogue import affirms, question_of
 from ..normalize import normalize_name
@@ -264,8 +264,9 @@ def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: boo
         correction = correction or bool(CORRECTION.search(sentence.low))
     start, end = edge_trim(sentence.text, *draft.span)
     evidence = sentence.text[start:end]
-    if len(evidence.strip()) < 2:
-        return None
+    one_word_answer = draft.context_evidence is not None and CJK.search(evidence) is not None
+    if len(evidence.strip()) < 2 and not one_word_answer:
+        return None  # a stray letter; but "对" / "有" is a whole answer to the question in Chinese
     attributes = _valid_attributes(draft.section, draft.attributes)
     if attributes is None:
         return None
