@@ -809,3 +809,59 @@ def test_a_vaccine_question_answered_yes_is_that_vaccination(talk, turns, date):
     talk.say(*turns)
     (fact,) = talk.memory.facts
     assert (fact.section.value, fact.key, fact.attributes.get("date")) == ("vaccinations", "influenza", date)
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected", "section_status"),
+    [
+        ([(U, "I don't take anything except vitamin D")], {("cholecalciferol", "active")}, "present"),
+        ([(U, "Ничего не принимаю, кроме витамина D")], {("cholecalciferol", "active")}, "present"),
+        ([(U, "除了维生素D，我什么药都不吃")], {("cholecalciferol", "active")}, "present"),
+        ([(A, "Any medications?"), (U, "nothing except metformin")], {("metformin", "active")}, "present"),
+        ([(U, "Ничего не принимаю, кроме витаминов")], set(), None),  # not "none at all" either
+    ],
+)
+def test_none_except_a_drug_is_that_drug_taken_not_none(talk, turns, expected, section_status):
+    """Found probing dialogues: "anything except vitamin D" stored it as stopped, and "除了…都不吃"
+    stored "no medications" (the dangerous direction)."""
+    talk.say(*turns)
+    assert {(f.key, f.status.value) for f in talk.memory.facts} == expected
+    state = talk.memory.sections.get(Section.MEDICATIONS)
+    assert (state.status.value if state else None) == section_status
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(A, "Any medications?"), (U, "Only birth control")],
+        [(U, "Принимаю противозачаточные")],
+        [(U, "我在吃避孕药")],
+    ],
+)
+def test_a_contraceptive_pill_is_a_drug_taken(talk, turns):
+    talk.say(*turns)
+    assert [(f.key, f.status.value) for f in talk.memory.facts] == [("hormonal_contraceptive", "active")]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(A, "Are you pregnant or breastfeeding?"), (U, "breastfeeding, my baby is 4 months")],
+        [(A, "Вы беременны или кормите грудью?"), (U, "кормлю, ребенку 3 месяца")],
+    ],
+)
+def test_breastfeeding_answering_a_pregnancy_question_is_breastfeeding(talk, turns):
+    """It was stored as pregnant."""
+    talk.say(*turns)
+    (fact,) = talk.memory.facts
+    assert fact.attributes["pregnancy"] == "breastfeeding"
+
+
+def test_a_symptom_in_a_drug_answer_is_not_an_unknown_drug():
+    talk = Dialogue()
+    talk.say((U, "Начала пить метформин"))
+    talk.say((A, "Как переносите метформин?"), (U, "Бросила его, голова болела"))
+    assert {(f.section.value, f.key, f.status.value) for f in talk.memory.facts} == {
+        ("medications", "metformin", "stopped"),
+        ("symptoms", "headache", "present"),
+    }

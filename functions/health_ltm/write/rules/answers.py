@@ -28,6 +28,7 @@ from .allergies import _reaction as allergy_reaction
 from .chinese import zh_dose, zh_relative
 from .dates import find_date, parse_number
 from .medication_details import DOSE, _dose_match, details
+from .medications import EXCEPT
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
 from .objects import _VAGUE as VAGUE
 from .text import (
@@ -335,6 +336,8 @@ def extract(
     if not question.subjects:
         return []
     shape = answer_shape(answer)
+    if shape is AnswerShape.NO and EXCEPT.search(fold_in_place(answer)):
+        shape = AnswerShape.CONTENT  # "nothing except the pill": what it names, not a none
     offset, rest = rest_after_marker(answer)
     drafts: list[Draft] = []
     if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
@@ -584,10 +587,15 @@ def _section_draft(section: Section, answer: str, kind: AssertionKind) -> Draft:
     return _draft(section, answer, kind=kind, attributes=attributes)
 
 
+_BREASTFEEDING = rx(r"breast-?\s?fe|nursing|кормлю|кормящ|грудн\w*\s+вскармлив|грудью|哺乳|喂奶|母乳")
+
+
 def _slot_answer(subject: Subject, answer: str, yes: bool) -> Draft | None:
     """A yes or no to "Do you smoke?", "Do you drink?", "Are you pregnant?"."""
     if subject.slot == "pregnancy":
         value = "pregnant" if yes else "not_pregnant"
+        if yes and _BREASTFEEDING.search(fold_in_place(answer)):
+            value = "breastfeeding"  # "Pregnant or breastfeeding?" / "breastfeeding, my baby is 4 months"
         return _draft(
             Section.DEMOGRAPHICS,
             answer,
@@ -887,6 +895,8 @@ def _unknown_names(
             section is Section.ALLERGIES and _REACTION_WORDS.search(word)
         ):
             continue
+        if find_terms((*kinds_for(Section.SYMPTOMS), "body_site"), text[a:b]):
+            continue  # "бросила его, голова болела": the item is a symptom, not a drug's name
         # "магний", "fish oil": a short list answer; a lower-case word inside a sentence is no name
         short_item = len(low[a:b].split()) <= 2 and len(low.split()) <= 8
         capitalised = text[word_start].isupper()

@@ -578,6 +578,9 @@ def _med_cues(s: Sentence) -> list[_Cue]:
     return sorted(kept, key=lambda c: c.start)
 
 
+_EXCEPT = re.compile(r"除了|除开|以外")
+
+
 def _medications(s: Sentence, ctx: Context) -> list[Draft]:
     drugs = [t for t in _terms(("drug",), s) if not _drug_is_allergen(s, t)]
     cues = _med_cues(s)
@@ -590,6 +593,8 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
         if not _is_self(s, a) or _hypothetical(s, a) or _MED_BLOCK.search(s.low[s.clause(a)[0] : a]):
             continue
         status = _med_status(s, cue, a, b)
+        if _EXCEPT.search(s.low[max(0, a - 3) : a]) and _MED_NONE.search(s.low):
+            status = _ACTIVE  # "除了维生素D，我什么药都不吃": the exception is taken
         if status is None:
             continue
         name = s.text[a:b]
@@ -619,6 +624,8 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
         )
     if not drafts:
         none = _MED_NONE.search(s.low)
+        if none and _EXCEPT.search(s.low):
+            none = None  # "除了维生素D以外什么都不吃" names one: not none at all
         if none and _is_self(s, none.start()) and not _hypothetical(s, none.start()):
             drafts.append(
                 Draft(Section.MEDICATIONS, _span(s, *none.span()), kind=AssertionKind.SECTION_ABSENT)

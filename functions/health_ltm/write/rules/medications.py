@@ -13,8 +13,10 @@ from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
 from ..normalize import find_terms, normalize_name, word_set
+from ..validate import NO_THING
 from .dates import find_date, find_since
 from .medication_details import details, dose_near
+from .objects import _FUNCTION_WORDS
 from .text import NOW_LEAD, Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 SECTIONS = frozenset({Section.MEDICATIONS})
@@ -124,6 +126,12 @@ class _Cue:
     advice: bool = False
 
 
+# "anything except X", "ничего, кроме X", "除了X": what follows is the exception to a "none"
+EXCEPT = re.compile(
+    r"\b(?:except(?:\s+for)?|other\s+than|apart\s+from|besides|aside\s+from|кроме|помимо|за\s+исключением)\b"
+    r"|除了"
+)
+_EXCEPT = EXCEPT
 _ITEM_NOT = re.compile(r"(?:\band|\bbut|,|\bи|\bно|\bа)\s+(?:not|не)\s+$")
 
 
@@ -168,6 +176,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         )
     if not drafts:
         absent = _SECTION_ABSENT.search(s.low)
+        if absent and EXCEPT.search(s.low):
+            absent = None  # "ничего не принимаю, кроме витаминов": not none at all
         if absent and not third_party_before(s, absent.start()) and not hypothetical(s, absent.start()):
             drafts.append(
                 Draft(Section.MEDICATIONS, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)
@@ -221,7 +231,9 @@ def _drugs(s: Sentence, cues: list[_Cue]) -> list[tuple[int, int]]:
 
 
 def _looks_like_drug(s: Sentence, word: str, a: int, b: int) -> bool:
-    if len(word) < 3 or word in _NOT_A_DRUG or find_terms(_OTHER_KINDS, s.text[a:b]):
+    if len(word) < 3 or word in _NOT_A_DRUG or word in _FUNCTION_WORDS or word in NO_THING:
+        return False  # "Перестала Нет", "Никаких": a capitalised no-word is no drug
+    if find_terms(_OTHER_KINDS, s.text[a:b]):
         return False
     if word.startswith(("витамин", "vitamin")):
         return True
@@ -250,6 +262,8 @@ def _status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
         return _ACTIVE if dose_near(s.low, b) and lead in ("", "да", "yes", "ага", "sure") else None
     if cue.advice and not _DOCTOR.search(s.low):
         return None  # a friend's advice is not a prescription
+    if cue.status is _STOPPED and _EXCEPT.search(s.low, cue.end, a):
+        return _ACTIVE  # "I don't take anything except vitamin D": the exception is taken
     clause_start = s.clause(a)[0]
     if _SWITCH.search(s.low[clause_start:a]):
         # "перешёл с эналаприла на лозартан", "врач заменил X на Y": the old drug ends.
