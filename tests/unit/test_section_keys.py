@@ -194,7 +194,7 @@ def test_migrate_items_counts_what_moved_and_adds_the_current_state_copies():
     ]
     migrated, moved = migrate_items(items)
     assert moved == 6 + 2 and len(migrated) == len(items) + 2
-    copies = {i["SK"]["S"]: json.loads(i["data"]["S"]) for i in migrated if i["SK"]["S"].startswith("CUR#")}
+    copies = {i["SK"]["S"]: json.loads(i["d"]["S"]) for i in migrated if i["SK"]["S"].startswith("CUR#")}
     line_key = keys.current_sk("medications", "01FACT")
     document_key = keys.current_sk("allergies", "01DOC", documented=True)
     assert set(copies) == {line_key, document_key}
@@ -264,6 +264,25 @@ def test_an_ended_fact_written_whole_in_its_section_is_split_into_a_brief_and_th
     assert split_ended(brief) == [brief] and split_ended(whole) == [whole]  # idempotent
     migrated, moved = migrate_items([item])
     copy = {"PK": item["PK"], "SK": {"S": keys.current_sk(stopped.section, stopped.id)},
-            "data": {"S": CurrentFact.of(stopped).dump()}}  # fmt: skip
+            "d": {"S": CurrentFact.of(stopped).dump()}}  # fmt: skip
     assert moved == 2 and migrated == [brief, whole, copy]  # and its current-state brief
-    assert CurrentFact.of(stopped).is_ended and "n" not in json.loads(copy["data"]["S"])
+    assert CurrentFact.of(stopped).is_ended and "n" not in json.loads(copy["d"]["S"])
+
+
+def test_current_state_copies_of_an_earlier_layout_are_made_again():
+    from health_ltm.domain.models import CurrentFact
+    from health_ltm.storage.codec import current_item
+
+    fact = Fact(
+        id="01FACT", section=Section.ALLERGIES, key="peanut", name_raw="peanut", name_normalized="peanut",
+        status=FactStatus.PRESENT, stage=Stage.ACTIVE, first_mentioned_at=T0, last_confirmed_at=T0,
+    )  # fmt: skip
+    whole = {"PK": {"S": "USER#alice"}, "SK": {"S": keys.fact_sk(fact.section, fact.id)},
+             "kind": {"S": "fact"}, "section": {"S": "allergies"},
+             "data": {"S": fact.model_dump_json()}}  # fmt: skip
+    old_copy = {"PK": {"S": "USER#alice"}, "SK": {"S": "CUR#15-allergies#F#01FACT"},
+                "data": {"S": CurrentFact.of(fact).dump()}}  # fmt: skip
+    migrated, moved = migrate_items([whole, old_copy])
+    assert moved == 2 and migrated == [whole, current_item("USER#alice", fact)]
+    assert keys.current_sk(Section.ALLERGIES, "01FACT") == "CUR#15#F#01FACT"
+    assert migrate_items(migrated) == (migrated, 0)

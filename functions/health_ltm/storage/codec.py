@@ -56,13 +56,16 @@ def ended_data(fact: Fact) -> str:
     return EndedFact.of(fact).model_dump_json(exclude_defaults=True)
 
 
+CURRENT_DATA = "d"  # a short attribute name: this item is read by most questions
+
+
 def current_item(pk: str, fact: Fact, documented: bool = False) -> dict:
     """The fact's current-state copy (``CurrentFact``): key and data only, no conditions on it
     (it is written beside the fact, whose condition guards both)."""
     return {
         "PK": {"S": pk},
         "SK": {"S": keys.current_sk(fact.section, fact.id, documented)},
-        "data": {"S": CurrentFact.of(fact).dump()},
+        CURRENT_DATA: {"S": CurrentFact.of(fact).dump()},
     }
 
 
@@ -71,7 +74,7 @@ def parse_current_item(item: dict, memory: UserMemory) -> None:
     parts = keys.current_parts(item["SK"]["S"])
     if parts is not None:
         section, documented, fact_id = parts
-        current = CurrentFact.model_validate_json(item["data"]["S"])
+        current = CurrentFact.model_validate_json(item[CURRENT_DATA]["S"])
         add_current(memory, current.view(Section(section), fact_id, documented), documented)
 
 

@@ -17,7 +17,7 @@ CTX#S#...  items the read path needs, keyed by section (a question reads its sec
   sections asked together side by side (demographics, allergies, chronic conditions, medications,
   symptoms, ...), so a drug or symptom question is one Query. ``load_memory(user)`` reads the
   whole CTX# range (the write path, maintenance).
-CUR#<rank>-<section>#F#<id> (and #D#<id> for a documented fact)
+CUR#<rank>#F#<id> (and #D#<id> for a documented fact; the rank names the section)
          the same fact as a section read for its current state needs it (``CurrentFact``: the
          line a safety section shows, ~100 bytes, id and section in the key): a question whose
          classes want a section only for what is current (allergies, current medications and
@@ -175,9 +175,18 @@ def ended_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
 CURRENT_PREFIX = "CUR#"
 
 
+def _current_tag(section: str | Section) -> str:
+    # The rank alone names a ranked section (every byte of this key is read by most questions).
+    name = _value(section)
+    return f"{SECTION_RANKS[name]:02d}" if name in SECTION_RANKS else section_tag(name)
+
+
+_SECTION_OF_RANK = {f"{rank:02d}": name for name, rank in SECTION_RANKS.items() if name != ALWAYS}
+
+
 def current_sk(section: str | Section, fact_id: str, documented: bool = False) -> str:
-    """Where the current-state copy of a fact (``CurrentFact``) is kept."""
-    return f"{CURRENT_PREFIX}{section_tag(section)}#{'D' if documented else 'F'}#{fact_id}"
+    """Where the current-state copy of a fact (``CurrentFact``) is kept: CUR#<rank>#F#<id>."""
+    return f"{CURRENT_PREFIX}{_current_tag(section)}#{'D' if documented else 'F'}#{fact_id}"
 
 
 def current_parts(sk: str) -> tuple[str, bool, str] | None:
@@ -186,7 +195,7 @@ def current_parts(sk: str) -> tuple[str, bool, str] | None:
         return None
     tag, _, rest = sk[len(CURRENT_PREFIX) :].partition("#")
     marker, _, fact_id = rest.partition("#")
-    _, _, section = tag.partition("-")
+    section = _SECTION_OF_RANK.get(tag) or tag.partition("-")[2]
     if marker not in ("F", "D") or not fact_id or not section:
         return None
     return section, marker == "D", fact_id
@@ -200,7 +209,7 @@ def current_ranges(sections: Iterable[str | Section]) -> list[tuple[str, str]]:
         return []
     runs = [run for run in _runs(wanted | {ALWAYS}) if set(run) & wanted]
     return [
-        (f"{CURRENT_PREFIX}{section_tag(run[0])}#", f"{CURRENT_PREFIX}{section_tag(run[-1])}{_RANGE_END}")
+        (f"{CURRENT_PREFIX}{_current_tag(run[0])}#", f"{CURRENT_PREFIX}{_current_tag(run[-1])}{_RANGE_END}")
         for run in runs
     ]
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from ..domain.models import Fact, was_ended
 from . import keys
-from .codec import current_item, ended_data
+from .codec import CURRENT_DATA, current_item, ended_data
 
 _OLD = {"CTX#F#": "fact", "CTX#D#": "documented", "CTX#C#": "clarification", "CTX#P#": "pending"}
 
@@ -103,5 +103,17 @@ def migrate_items(items: Iterable[dict]) -> tuple[list[dict], int]:
         parts = split_ended(migrated)
         moved += migrated is not item or len(parts) > 1
         out.extend(parts)
-    made = add_current(out)
-    return out + made, moved + len(made)
+    # copies written in an earlier layout of their own (CUR#<rank>-<section>#..., "data") are made again
+    kept = [i for i in out if not _is_current(i) or _in_todays_layout(i)]
+    made = add_current(kept)
+    return kept + made, moved + len(made) + (len(out) - len(kept))
+
+
+def _is_current(item: dict) -> bool:
+    return item.get("SK", {}).get("S", "").startswith(keys.CURRENT_PREFIX)
+
+
+def _in_todays_layout(item: dict) -> bool:
+    sk = item["SK"]["S"]
+    parts = keys.current_parts(sk)
+    return parts is not None and keys.current_sk(parts[0], parts[2], parts[1]) == sk and CURRENT_DATA in item
