@@ -865,3 +865,20 @@ def test_a_symptom_in_a_drug_answer_is_not_an_unknown_drug():
         ("medications", "metformin", "stopped"),
         ("symptoms", "headache", "present"),
     }
+
+
+@pytest.mark.parametrize(
+    ("turns", "allergen", "reaction"),
+    [
+        ([(A, "Are you allergic to penicillin?"), (U, "yes, I get hives")], "penicillin", "hives"),
+        ([(A, "有没有药物过敏？"), (U, "磺胺类的，吃了会起疹子")], "sulfonamides", "rash"),
+        ([(A, "Any drug allergies?"), (U, "sulfa drugs, I get a rash")], "sulfonamides", "rash"),
+    ],
+)
+def test_the_reaction_an_allergy_answer_gives_is_the_allergys_not_a_symptom(talk, turns, allergen, reaction):
+    """Found probing dialogues: "yes, I get hives" lost the reaction, and "吃了会起疹子" stored a rash
+    the user has now."""
+    talk.say(*turns)
+    (fact,) = talk.memory.facts
+    assert (fact.section.value, fact.key) == ("allergies", allergen)
+    assert fact.attributes.get("reaction") == reaction

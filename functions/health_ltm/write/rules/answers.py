@@ -25,6 +25,7 @@ from ...domain.text import CJK, fold_in_place
 from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
+from .chinese import _reaction as zh_reaction
 from .chinese import zh_dose, zh_relative
 from .dates import find_date, parse_number
 from .medication_details import DOSE, _dose_match, details
@@ -674,6 +675,8 @@ def _terms_with_status(
             status = FactStatus.ABSENT if negative else FactStatus.PRESENT
         name = term.entry.name("en") if not question_text else question_text[term.start : term.end]
         attributes: dict = {}
+        if section is Section.ALLERGIES and not negative:
+            attributes = answer_reaction(answer)  # "Allergic to penicillin?" / "yes, I get hives"
         if section is Section.FAMILY_HISTORY:
             # "Does anyone in your family have diabetes?" / "yes, my mother": the relative answered
             attributes["relative"] = (_answer_relative(answer) or subject.relative or Relative.OTHER).value
@@ -696,6 +699,18 @@ def _terms_with_status(
             )
         )
     return drafts
+
+
+def answer_reaction(answer: str) -> dict:
+    """The reaction (and severity) an allergy answer gives: "yes, I get hives", "吃了会起疹子"."""
+    low = fold_in_place(answer)
+    found = allergy_reaction(low)
+    return found or (zh_reaction(low) if CJK.search(answer) else {})
+
+
+def is_reaction(text: str) -> bool:
+    """Words that name an allergic reaction ("a rash", "起疹子"): in an allergy answer, no symptom."""
+    return bool(_REACTION_WORDS.search(fold_in_place(text)))
 
 
 def _answer_relative(answer: str) -> Relative | None:
@@ -802,7 +817,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
             attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
         elif target is Section.ALLERGIES:
-            attributes = allergy_reaction(low)  # "амоксициллин — сыпь": the reaction, and its severity
+            attributes = answer_reaction(text)  # "амоксициллин — сыпь": the reaction, and its severity
         drafts.append(
             Draft(
                 target,

@@ -120,6 +120,8 @@ class RuleExtractor:
                         for a in self._restatement(question.text, message.text, ctx, rules, wanted)
                         if a.section not in said
                     ]
+            if Section.ALLERGIES in asked:
+                drafts = _reactions_are_not_symptoms(drafts)
             if reading.takes_back_previous_message:
                 # A bare "scratch that": the user takes back what their previous message said.
                 for i in previous_message:
@@ -206,6 +208,20 @@ class RuleExtractor:
     def _today(self, message: Message, now: datetime | None) -> date | None:
         moment = message.at or now or (self._clock.now() if self._clock is not None else None)
         return moment.date() if moment is not None else None
+
+
+def _reactions_are_not_symptoms(
+    drafts: list[tuple[Draft, Sentence, bool, bool]],
+) -> list[tuple[Draft, Sentence, bool, bool]]:
+    """An answer about allergies that names a reaction ("磺胺类的，吃了会起疹子"): the rash is the
+    allergy's reaction (the answer rules keep it as such), not a symptom the user has now."""
+    if not any(d.section is Section.ALLERGIES and d.status is FactStatus.PRESENT for d, _, _, _ in drafts):
+        return drafts  # "no, but I have a rash right now": a symptom
+    return [
+        d
+        for d in drafts
+        if not (d[0].section is Section.SYMPTOMS and answers.is_reaction(d[1].text[slice(*d[0].span)]))
+    ]
 
 
 def _key(assertion: Assertion) -> str:
