@@ -882,3 +882,17 @@ def test_the_reaction_an_allergy_answer_gives_is_the_allergys_not_a_symptom(talk
     (fact,) = talk.memory.facts
     assert (fact.section.value, fact.key) == ("allergies", allergen)
     assert fact.attributes.get("reaction") == reaction
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("У меня нет аллергии на орехи, но есть на мёд", {("tree_nut", "absent"), ("honey", "present")}),
+        ("I am not allergic to peanuts, but to shellfish", {("peanut", "absent"), ("shellfish", "present")}),
+        ("У меня нет аллергии на орехи и на мёд", {("tree_nut", "absent"), ("honey", "absent")}),
+    ],
+)
+def test_an_allergy_after_but_is_an_allergy_whatever_the_clause_before_said(talk, said, expected):
+    """Found probing dialogues: "нет аллергии на орехи, но есть на мёд" stored honey as absent."""
+    talk.say((U, said))
+    assert {(f.key, f.status.value) for f in talk.memory.facts} == expected

@@ -68,7 +68,7 @@ _ADJUNCT = rx(
 )
 # "..., а ещё на X" continues the list; "..., но не на X" turns it negative.
 _CONTINUE = rx(
-    r"\s*,?\s*(?:а|и|но|but|and)\s+(?P<mine>(?:у\s+меня|я|i'?m|i\s+am|mine|me)\s*[—–-]?\s*)?(?P<neg>не\s+|not\s+)?"
+    r"\s*,?\s*(?P<conj>а|и|но|but|and)\s+(?P<mine>(?:у\s+меня|я|i'?m|i\s+am|mine|me)\s*[—–-]?\s*)?(?P<neg>не\s+|not\s+)?"
     r"(?:есть\s+)?(?:ещё|еще|также|тоже|also|even)?\s*(?:на|to)\s+"
 )
 _RESOLVED = rx(
@@ -142,7 +142,10 @@ def _entities(s: Sentence) -> list[Draft]:
         found += [(m.start(), a, b, t, None) for a, b, t in items]
         more = _CONTINUE.match(s.low, items[-1][1]) if items else None
         if more:  # "на арахис, а ещё на кошек", "на пенициллин, но не на цефалоспорины"
-            forced = FactStatus.ABSENT if more.group("neg") else None
+            # "нет аллергии на орехи, но есть на мёд", "not to peanuts, but to shellfish": a contrast
+            # without its own "не" is an allergy, whatever the clause before it said
+            contrast = more.group("conj") in ("но", "but", "а")
+            forced = FactStatus.ABSENT if more.group("neg") else (FactStatus.PRESENT if contrast else None)
             # "У коллеги аллергия на латекс, а у меня — на пыль": the continuation is the user's own.
             trigger = more.start("mine") if more.group("mine") else m.start()
             found += [(trigger, a, b, t, forced) for a, b, t in enumeration(s, more.end(), _KINDS)]
