@@ -668,6 +668,8 @@ def test_a_no_that_gives_a_new_dose_corrects_the_dose_and_the_drug_stays(talk, t
     talk.say(*turns)
     (fact,) = talk.memory.facts
     assert fact.status.value == status and fact.attributes.get("dose_value") == dose
+    said = " ".join(text for _, text in turns).casefold()
+    assert fact.name_raw.casefold() in said  # the name as said, not the table's English name
 
 
 @pytest.mark.parametrize(

@@ -539,7 +539,7 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             corrected = (
                 [_in_focus(answer, FactStatus.ACTIVE)]
                 if subject.slot == _IN_FOCUS
-                else _terms_with_status(subject, answer, negative=False, still=False)
+                else _terms_with_status(subject, answer, negative=False, question_text=question.text)
             )
             for draft in corrected:
                 draft.attributes = {**draft.attributes, **dose}
@@ -553,7 +553,11 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             continue  # "back pain before this injury?" / "no": nothing about the back pain now
         if subject.terms:
             drafts += _terms_with_status(
-                subject, answer, negative=True, still=bool(_STILL.search(question.text))
+                subject,
+                answer,
+                negative=True,
+                still=bool(_STILL.search(question.text)),
+                question_text=question.text,  # the name as the question said it
             )
             if not subject.whole_section:
                 continue
