@@ -253,8 +253,12 @@ def run_round(index: int, *, fragments: int, users: int, kills: int, seed: int, 
     time.sleep(rng.uniform(0.0, 1.5))
     kill_and_restart()  # while the workers still process the tail
 
-    # Wait (bounded) until every accepted fragment is terminal.
-    deadline = time.monotonic() + 300
+    # Wait (bounded) until every accepted fragment is terminal: at least the queue's visibility
+    # timeout, after which SQS hands back a message whose consumer died holding it (a FIFO group
+    # waits behind it); a shorter wait counted such a message, and its group, as lost.
+    from health_ltm.schema import EXTRACTION_QUEUE
+
+    deadline = time.monotonic() + max(300, EXTRACTION_QUEUE.visibility_timeout_s + 60)
     pending = dict(accepted)
     while pending and time.monotonic() < deadline:
         for (user, fragment_id) in list(pending):
