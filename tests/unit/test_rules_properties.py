@@ -26,6 +26,11 @@ def assert_well_formed(messages: list[Message]) -> None:
         assert validate_attributes(a.section, a.attributes) == a.attributes
         assert any(a.evidence in text for text in users), (a.evidence, users)
         assert a.evidence == a.evidence.strip() and len(a.evidence) >= 2
+        if a.refers_to_focus and not a.name:
+            # "后来停了", "I stopped it": no name by design; the write path resolves it from the
+            # conversation's focus before validation, or drops it (unresolved_reference: test_dialogue_memory)
+            assert a.section is Section.MEDICATIONS and a.status in ALLOWED_STATUSES[a.section]
+            continue
         if a.kind is AssertionKind.FACT:
             assert a.name and a.status in ALLOWED_STATUSES[a.section]
         candidates, rejection = validate(a, user_text(messages))
