@@ -123,7 +123,13 @@ def test_zero_turns_the_limit_off(cloud, monkeypatch):
     assert not any(i["SK"]["S"].startswith("RATE#") for i in user_items(cloud, "alice"))
 
 
-def test_the_default_limit_counts_turns_without_a_model_too(cloud):
+def test_the_default_limit_counts_turns_without_a_model_too(cloud, monkeypatch):
+    from health_ltm import wiring
+    from health_ltm.domain.clock import FixedClock
+
+    # One minute on a fixed clock: 21 turns on the wall clock could straddle two minutes.
+    clock = FixedClock(T0 + timedelta(seconds=20))
+    monkeypatch.setattr(wiring, "clock", lambda: clock)
     # 20 a minute by default; a turn answered 503 (no model) still went through the limit.
     statuses = [chat(f"Что мне перекусить? {i}")["statusCode"] for i in range(21)]
     assert statuses == [503] * 20 + [429]
