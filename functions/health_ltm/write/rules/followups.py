@@ -112,9 +112,14 @@ _THEN_RIGHT = re.compile(r"^\s*[,，]?\s*(?:а\s+(?:на\s+)?|but\s+(?:to\s+)?|i
 _THEN_WRONG = re.compile(r"^\s*[,，]?\s*(?:а\s+не\s+(?:на\s+)?|not\s+(?:to\s+)?|不是)$")
 
 
+_PUT_RIGHT_HINT = re.compile(r"\bне\b|\bnot\b|不是")  # every pattern above needs one of these
+
+
 def name_corrections(text: str) -> list[tuple[str, str, str]]:
     """(wrong key, right name, right normalised name) for each drug name put right in ``text``."""
     low = text.casefold()
+    if not _PUT_RIGHT_HINT.search(low):
+        return []  # most messages: no drug-table scan on the write path for nothing
     terms = sorted(find_terms(("drug",), text), key=lambda t: t.start)
     out: list[tuple[str, str, str]] = []
     for first, second in itertools.pairwise(terms):

@@ -131,7 +131,6 @@ EXCEPT = re.compile(
     r"\b(?:except(?:\s+for)?|other\s+than|apart\s+from|besides|aside\s+from|кроме|помимо|за\s+исключением)\b"
     r"|除了"
 )
-_EXCEPT = EXCEPT
 _ITEM_NOT = re.compile(r"(?:\band|\bbut|,|\bи|\bно|\bа)\s+(?:not|не)\s+$")
 
 
@@ -262,7 +261,7 @@ def _status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
         return _ACTIVE if dose_near(s.low, b) and lead in ("", "да", "yes", "ага", "sure") else None
     if cue.advice and not _DOCTOR.search(s.low):
         return None  # a friend's advice is not a prescription
-    if cue.status is _STOPPED and _EXCEPT.search(s.low, cue.end, a):
+    if cue.status is _STOPPED and EXCEPT.search(s.low, cue.end, a):
         return _ACTIVE  # "I don't take anything except vitamin D": the exception is taken
     clause_start = s.clause(a)[0]
     if _SWITCH.search(s.low[clause_start:a]):
