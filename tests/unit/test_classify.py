@@ -533,10 +533,10 @@ def test_the_needs_labels_are_well_formed_multilingual_and_not_copied():
     assert len(rows) >= 180 and len({r["id"] for r in rows}) == len(rows)
     langs = {lang: sum(r["lang"] == lang for r in rows) for lang in ("ru", "en", "zh")}
     assert langs["ru"] >= 60 and langs["en"] >= 60 and langs["zh"] >= 40
-    assert {r["split"] for r in rows} == {"dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4"}
-    assert 0.25 <= sum(r["split"] == "dev" for r in rows) / len(rows) <= 0.7
+    assert {r["split"] for r in rows} == {"dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"}
+    assert 0.2 <= sum(r["split"] == "dev" for r in rows) / len(rows) <= 0.7
     # the held-apart set: at least 25 questions in each language
-    held_apart = [r for r in rows if r["split"] == "fresh4"]
+    held_apart = [r for r in rows if r["split"] == "fresh5"]
     assert all(sum(r["lang"] == lang for r in held_apart) >= 25 for lang in ("ru", "en", "zh"))
     safety = {M.value, AL.value, CC.value}
     for row in rows:
@@ -653,3 +653,48 @@ def test_blood_sugar_is_not_a_food_question(classifier):
     result = classifier.classify("сахар с утра 8, это много?")
     assert "nutrition_diet" not in result.classes
     assert "nutrition_diet" in classifier.classify("How much added sugar a day is ok for me?").classes
+
+
+# Someone else's care: the memory is the user's, so the user's own facts are not what it needs.
+@pytest.mark.parametrize(
+    "query",
+    [
+        "папе 80, ему можно найз? он пьёт варфарин",
+        "what meds does my mom take?",
+        "我爸在吃阿司匹林，他能喝酒吗",
+    ],
+)
+def test_a_question_about_a_relatives_care_reads_only_the_family_history(classifier, query):
+    assert sections_of(classifier, query) == {FH}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "у дочки температура 38, сколько ей дать панадола?",
+        "can my son take ibuprofen?",
+        "my wife is pregnant and gets headaches, is paracetamol ok for her?",
+        "我儿子发烧了，能吃布洛芬吗",
+    ],
+)
+def test_a_question_about_a_childs_or_partners_care_reads_none_of_the_users_facts(classifier, query):
+    assert sections_of(classifier, query) == set()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "мама говорит что мне нельзя ибупрофен",  # the user is the patient
+        "Mom says I'm allergic to penicillin, can I take amoxicillin?",
+        "Можно ли кормящей маме парацетамол?",  # the user, in the third person
+        "мы с мужем простыли, что можно выпить?",
+        "我和我老公都感冒了，能吃什么药",  # a free 我 beside 我老公
+        "а детям такое дают?",  # children in general: still the user's drug question
+    ],
+)
+def test_a_relative_beside_the_user_as_patient_keeps_the_users_safety_sections(classifier, query):
+    assert {M, AL, CC} <= sections_of(classifier, query)
+
+
+def test_a_relatives_disease_and_the_users_own_risk_is_family_risk_not_someone_elses(classifier):
+    assert {FH, CC, DE} <= sections_of(classifier, "у мамы был рак груди, мне надо что-то проверять?")

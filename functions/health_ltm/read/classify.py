@@ -24,7 +24,11 @@ right statuses"). Steps, all driven by the reviewed data file ``data/query_class
    beside an injury is context); a look-up question ("какие операции у меня были",
    "when was my last tetanus shot", "我以前…") whose classes all name ``lookup_sections``
    takes only those (a record, not advice); a question that still has no class gets the
-   safety sections and demographics (``fallback``), smalltalk gets none.
+   safety sections and demographics (``fallback``), smalltalk gets none;
+6. a question about someone else's care ("маме можно нимесил?", "my son has a fever",
+   "我妈在吃…，她能…") reads none of the user's own facts: a relative's, the family history; a
+   child's or a partner's, nothing. Any word of the user as the patient ("мне", "I", a free "我",
+   "кормящей маме") keeps the question the user's (``other_person``, its own matcher).
 
 History intent ("раньше", "used to", "以前") is detected separately: it tells the status rules
 to return stopped and resolved facts too.
@@ -53,6 +57,7 @@ SMALLTALK = "smalltalk"
 _HISTORY = "@history"
 _FOLLOW_UP = "@follow_up"
 _LOOKUP = "@lookup"
+_RELATIVE, _DEPENDANT, _SELF = "@relative", "@dependant", "@self"
 _MAX_QUERY_CHARS = 4000  # a question longer than a message limit says nothing more about its class
 
 
@@ -165,6 +170,18 @@ class NamedEntityTerms(BaseModel):
     kind: str | None = None  # the table's kind, when the rule's name is not it
 
 
+class OtherPersonRules(BaseModel):
+    """A question about someone else's care: whose words, and what it reads (see the data file)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    why: str = Field(default="", alias="_why")
+    relatives: _Languages  # read the user's family history, where their diseases are kept
+    dependants: _Languages  # a child, a partner, a friend: read nothing of the user's
+    self_: _Languages = Field(alias="self")  # the user as the patient: the question stays theirs
+    relative_sections: tuple[Section, ...]
+    exempt_classes: tuple[str, ...] = ()
+
+
 class QueryClassesData(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -177,6 +194,7 @@ class QueryClassesData(BaseModel):
     follow_up_markers: _Languages
     lookup_markers: _Languages = _Languages()
     named_entities: dict[str, NamedEntityTerms | str] = Field(default_factory=dict)  # "_why": a note
+    other_person: OtherPersonRules | None = None
     classes: dict[str, QueryClassSpec]
 
     @model_validator(mode="after")
@@ -193,6 +211,8 @@ class QueryClassesData(BaseModel):
                 raise ValueError(f"named entities {kind!r}: a rule, or a note under a '_' key")
             if isinstance(terms, NamedEntityTerms) and terms.query_class not in self.classes:
                 raise ValueError(f"named entities {kind!r} point at an unknown class")
+        if self.other_person and not set(self.other_person.exempt_classes) <= set(self.classes):
+            raise ValueError("other_person.exempt_classes names an unknown class")
         return self
 
 
@@ -244,6 +264,8 @@ class QueryClassifier:
         self.data = data or load_query_classes()
         self._embedder = embedder or HashingEmbedder()
         self._lexicon = Lexicon(self._lexicon_entries())
+        # Its own matcher: a person's word ("我妈妈") must not take a span the classes' terms read.
+        self._people = Lexicon(self._people_entries())
         self._order = {name: i for i, name in enumerate(self.data.classes)}
 
     def classify(self, query: str, recent_messages: Sequence[str] = ()) -> QueryClassification:
@@ -298,6 +320,10 @@ class QueryClassifier:
             methods.append("lookup")
         needs_episodes = any(spec.needs_episodes for spec in specs)
         light = _current_state(named_specs, wanted) if not (history or "lookup" in methods) else set()
+        whose = self._someone_else(query, chosen)
+        if whose is not None:  # someone else's care: none of the user's own facts (but a relative's)
+            wanted, light = whose, set()
+            methods.append("other_person")
         if not chosen:
             methods.append("fallback")
             wanted = set(self.data.fallback.sections)
@@ -312,6 +338,26 @@ class QueryClassifier:
             prefers_summary=bool(specs) and all(spec.prefers_summary for spec in specs),
             current_state=[section for section in Section if section in light],
         )
+
+    def _someone_else(self, query: str, chosen: set[str]) -> set[Section] | None:
+        """The sections of a question about someone else's care, or None: the user's own question
+        (a word of the user as the patient, a class that is always the user's, or no person)."""
+        rules = self.data.other_person
+        if rules is None or not chosen or chosen & set(rules.exempt_classes):
+            return None
+        found = self._people.match(query)
+        if found.get(_SELF):
+            return None
+        if found.get(_RELATIVE):
+            return set(rules.relative_sections)
+        return set() if found.get(_DEPENDANT) else None
+
+    def _people_entries(self) -> list[tuple[str, str, float]]:
+        rules = self.data.other_person
+        if rules is None:
+            return []
+        groups = ((_RELATIVE, rules.relatives), (_DEPENDANT, rules.dependants), (_SELF, rules.self_))
+        return [(term, label, 1.0) for label, terms in groups for term in terms.all()]
 
     def _companion_present(self, name: str, chosen: set[str]) -> bool:
         needed = self.data.classes[name].requires_any

@@ -195,7 +195,7 @@ def build_context(
     statuses = _statuses(memory, sections, scan, {s for p in pending for s in p.sections})
     gaps = _gaps(memory, selected, pending, query_language(query), scan)
     clarifications = _clarifications(memory, selected)
-    discrepancies = _discrepancies(memory, selected, history)
+    discrepancies = _discrepancies(memory, selected, history, scan)
     episodes, episode_ids, episodes_status = _await_episodes(future, episode_timeout_s, memory)
     summary = _summary(memory, classification)
     parts = PromptParts(statuses, gaps, clarifications, pending, discrepancies, episodes)
@@ -275,15 +275,36 @@ class _Scan:
     documented: dict[Section, list[_Entry]]
     stated: set[Section]  # a current fact that is not "absent": a section status gives way to it
     discussed: set[Section]  # a fact not deleted, whatever its stage: not a gap
+    # The visible documented facts, and per (section, key) of one of them the first self-reported
+    # fact or brief on record (deleted too): what a discrepancy compares.
+    documents: list[Fact] = field(default_factory=list)
+    own_by_key: dict[tuple[Section, str], Fact | EndedFact] = field(default_factory=dict)
 
 
 def _scan(memory: UserMemory, selected: set[Section], history: bool) -> _Scan:
+    documents: list[Fact] = []
+    documented: dict[Section, list[_Entry]] = {}
+    offset = len(memory.facts) + len(memory.sections) + 1  # after the facts and status lines
+    for index, doc in enumerate(memory.documented):
+        if doc.section in selected and visible(doc, history):
+            documents.append(doc)
+            documented.setdefault(doc.section, []).append(
+                (-doc.last_confirmed_at.timestamp(), offset + index, doc, doc.id)
+            )
+    # Per key of a document, the sections whose first self-reported fact is still to be found.
+    unmatched: dict[str, set[Section]] = {}
+    for doc in documents:
+        unmatched.setdefault(doc.key, set()).add(doc.section)
+    own_by_key: dict[tuple[Section, str], Fact | EndedFact] = {}
     own: dict[Section, list[_Entry]] = {}
     stated: set[Section] = set()
     discussed: set[Section] = set()
     shown = (Stage.ACTIVE, Stage.STABLE)
+    current, historical = CURRENT_STATUSES, HISTORICAL_STATUSES if history else frozenset()
     absent = FactStatus.ABSENT
     for index, fact in enumerate(memory.facts):
+        if unmatched and fact.key in unmatched:
+            _match(unmatched, own_by_key, fact)
         if fact.deleted_at is not None:
             continue
         section = fact.section
@@ -291,22 +312,33 @@ def _scan(memory: UserMemory, selected: set[Section], history: bool) -> _Scan:
         if fact.stage not in shown:
             continue
         status = fact.status
-        if status in CURRENT_STATUSES:
+        if status in current:
             if status is not absent:
                 stated.add(section)
-        elif not (history and status in HISTORICAL_STATUSES):
+        elif status not in historical:
             continue
         if section in selected:
             own.setdefault(section, []).append((-fact.last_confirmed_at.timestamp(), index, fact, fact.id))
-    discussed.update(brief.section for brief in memory.ended if not brief.deleted)
-    documented: dict[Section, list[_Entry]] = {}
-    offset = len(memory.facts) + len(memory.sections) + 1  # after the facts and status lines
-    for index, fact in enumerate(memory.documented):
-        if fact.section in selected and visible(fact, history):
-            documented.setdefault(fact.section, []).append(
-                (-fact.last_confirmed_at.timestamp(), offset + index, fact, fact.id)
-            )
-    return _Scan(own, documented, stated, discussed)
+    for brief in memory.ended:
+        if unmatched and brief.key in unmatched:
+            _match(unmatched, own_by_key, brief)
+        if not brief.deleted:
+            discussed.add(brief.section)
+    return _Scan(own, documented, stated, discussed, documents, own_by_key)
+
+
+def _match(
+    unmatched: dict[str, set[Section]],
+    found: dict[tuple[Section, str], Fact | EndedFact],
+    fact: Fact | EndedFact,
+) -> None:
+    """``fact`` is the first of its (section, key) a document waits for: found, no longer waited for."""
+    sections = unmatched[fact.key]
+    if fact.section in sections:
+        found[(fact.section, fact.key)] = fact
+        sections.discard(fact.section)
+        if not sections:
+            del unmatched[fact.key]
 
 
 def _blocks(kept: dict[str, list[Fact]], prefix: str, order: Sequence[Section]) -> list[FactBlock]:
@@ -430,21 +462,13 @@ def _episodes(hits: Sequence[EpisodeHit], memory: UserMemory) -> list[tuple[Epis
     return kept
 
 
-def _discrepancies(memory: UserMemory, selected: set[Section], history: bool) -> list[Discrepancy]:
+def _discrepancies(
+    memory: UserMemory, selected: set[Section], history: bool, scan: _Scan | None = None
+) -> list[Discrepancy]:
     """Self-reported and documented data that disagree. Both stay; code picks no winner.
-    Each documented fact meets the first self-reported fact of its (section, key): one index."""
-    docs = [d for d in memory.documented if d.section in selected and visible(d, history)]
-    if not docs:
-        return []
-    wanted = {(d.section, d.key) for d in docs}
-    names = {key for _, key in wanted}  # a string test first: most facts share no key with a document
-    own_by_key: dict[tuple[Section, str], Fact | EndedFact] = {}
-    candidates: list[Fact | EndedFact] = [*memory.facts, *memory.ended]
-    for fact in candidates:
-        if fact.key in names:
-            key = (fact.section, fact.key)
-            if key in wanted and key not in own_by_key:
-                own_by_key[key] = fact
+    Each documented fact meets the first self-reported fact of its (section, key), found by the scan."""
+    scan = scan or _scan(memory, selected, history)
+    docs, own_by_key = scan.documents, scan.own_by_key
     found: list[Discrepancy] = []
     for doc in docs:
         own = own_by_key.get((doc.section, doc.key))
@@ -535,7 +559,9 @@ def _render(
     else:
         for section, entries in scan.own.items():
             block = f"self:{section.value}"
-            if section in SAFETY_SECTIONS:  # a historical safety fact is not a constraint now
+            if section in SAFETY_SECTIONS and not history:  # the scan kept current facts only
+                groups[(0, block)] = list(entries)  # copied: the fill heapifies it in place
+            elif section in SAFETY_SECTIONS:  # a historical safety fact is not a constraint now
                 current = [e for e in entries if e[2].status not in HISTORICAL_STATUSES]
                 if current:
                     groups[(0, block)] = current
