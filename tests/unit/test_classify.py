@@ -675,6 +675,8 @@ def test_a_question_about_a_relatives_care_reads_only_the_family_history(classif
         "can my son take ibuprofen?",
         "my wife is pregnant and gets headaches, is paracetamol ok for her?",
         "我儿子发烧了，能吃布洛芬吗",
+        "my coworker takes tramadol for his back, is that addictive?",
+        "室友天天吃安眠药，会上瘾吗",
     ],
 )
 def test_a_question_about_a_childs_or_partners_care_reads_none_of_the_users_facts(classifier, query):

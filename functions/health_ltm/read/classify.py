@@ -27,8 +27,9 @@ right statuses"). Steps, all driven by the reviewed data file ``data/query_class
    safety sections and demographics (``fallback``), smalltalk gets none;
 6. a question about someone else's care ("маме можно нимесил?", "my son has a fever",
    "我妈在吃…，她能…") reads none of the user's own facts: a relative's, the family history; a
-   child's or a partner's, nothing. Any word of the user as the patient ("мне", "I", a free "我",
-   "кормящей маме") keeps the question the user's (``other_person``, its own matcher).
+   child's, a partner's or a colleague's, nothing. Any word of the user as the patient ("мне",
+   "I", a free "我", "кормящей маме") keeps the question the user's (``other_person``, its own
+   matcher).
 
 History intent ("раньше", "used to", "以前") is detected separately: it tells the status rules
 to return stopped and resolved facts too.
@@ -57,7 +58,7 @@ SMALLTALK = "smalltalk"
 _HISTORY = "@history"
 _FOLLOW_UP = "@follow_up"
 _LOOKUP = "@lookup"
-_RELATIVE, _DEPENDANT, _SELF = "@relative", "@dependant", "@self"
+_RELATIVE, _OTHER, _SELF = "@relative", "@other", "@self"
 _MAX_QUERY_CHARS = 4000  # a question longer than a message limit says nothing more about its class
 
 
@@ -176,7 +177,7 @@ class OtherPersonRules(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
     why: str = Field(default="", alias="_why")
     relatives: _Languages  # read the user's family history, where their diseases are kept
-    dependants: _Languages  # a child, a partner, a friend: read nothing of the user's
+    others: _Languages  # a child, a partner, a friend, a colleague: read nothing of the user's
     self_: _Languages = Field(alias="self")  # the user as the patient: the question stays theirs
     relative_sections: tuple[Section, ...]
     exempt_classes: tuple[str, ...] = ()
@@ -350,13 +351,13 @@ class QueryClassifier:
             return None
         if found.get(_RELATIVE):
             return set(rules.relative_sections)
-        return set() if found.get(_DEPENDANT) else None
+        return set() if found.get(_OTHER) else None
 
     def _people_entries(self) -> list[tuple[str, str, float]]:
         rules = self.data.other_person
         if rules is None:
             return []
-        groups = ((_RELATIVE, rules.relatives), (_DEPENDANT, rules.dependants), (_SELF, rules.self_))
+        groups = ((_RELATIVE, rules.relatives), (_OTHER, rules.others), (_SELF, rules.self_))
         return [(term, label, 1.0) for label, terms in groups for term in terms.all()]
 
     def _companion_present(self, name: str, chosen: set[str]) -> bool:

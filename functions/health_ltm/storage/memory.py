@@ -144,17 +144,18 @@ class InMemoryRepository:
             for lo, hi in ranges:
                 found = ordered[bisect.bisect_left(ordered, lo) : bisect.bisect_right(ordered, hi)]
                 self.items_read += len(found)
-                for sk in found:
-                    value = rows[sk]
-                    if sk[:4] == current:  # (documented, its view), made when written; inline
-                        documented_copy, view = value  # of codec.add_current: ~2,000 a question
+                if lo.startswith(current):  # a range of current-state copies: (documented, view),
+                    for sk in found:  # made when written; inline of codec.add_current (~2,000 a question)
+                        documented_copy, view = rows[sk]
                         if view is None:
                             pass
                         elif type(view) is EndedFact:
                             memory.ended.append(view)
                         else:
                             (documented if documented_copy else facts).append(view)
-                        continue
+                    continue
+                for sk in found:
+                    value = rows[sk]
                     kind = _KINDS.get(sk) or _KINDS.setdefault(sk, keys.context_kind(sk) or "")
                     if kind == "fact":
                         if wanted is not None and value.section not in wanted:  # a StrEnum: a str

@@ -18,7 +18,10 @@ from .normalize import find_terms
 from .rules.medication_details import DOSE
 from .rules.text import INSTRUCTION, rx, split_sentences
 
-_ALLERGY = rx(r"аллерг|allerg|непереносим|intoleran|анафилак|anaphyla|отек\s+квинке|过敏")
+_ALLERGY = rx(
+    r"аллерг|allerg|непереносим|intoleran|анафилак|anaphyla|отек\s+квинке|过敏"
+    r"|\breactions?\s+to\b|\breacted\s+(?:\w+\s+)?to\b|\bреакци\w*\s+(?:\w+\s+)?на\b"
+)
 _MED_CUE = rx(
     r"\b(?:пью|принимаю|принимал\w*|колю|назначил\w*|выписал\w*|прописал\w*|отменил\w*"
     r"|перестал\w*\s+принимать|take|taking|took|prescribed|stopped\s+taking"

@@ -6,11 +6,22 @@ from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
 from ..normalize import find_terms, kinds_for, normalize_name
 from .objects import enumeration
-from .text import UNCERTAIN, Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
+from .text import (
+    RELATIVE,
+    THIRD_PARTY,
+    UNCERTAIN,
+    Context,
+    Draft,
+    Sentence,
+    hypothetical,
+    negated,
+    rx,
+    third_party_before,
+)
 
 SECTIONS = frozenset({Section.ALLERGIES})
 _KINDS = kinds_for(Section.ALLERGIES)
-_MENTION = rx(r"аллерг|allerg|непереносим|intoleran|nkda")
+_MENTION = rx(r"аллерг|allerg|непереносим|intoleran|nkda|реакци|reaction|react(?:ed|s)?\s")
 
 _DONT_KNOW_RU = (
     r"(?:не\s+знаю|не\s+уверен\w*|не\s+помню|без\s+понятия|понятия\s+не\s+имею"
@@ -61,6 +72,47 @@ _OBJECT_BEFORE = rx(
     r"\bна\s+(?P<obj>[^,.;!?]{2,40}?)\s+(?:у\s+меня\s+)?"
     r"(?:(?:тоже|также|еще|сильная|жуткая|страшная|есть|была|нет)\s+)*аллерги\w*"
 )
+# "на цефазолин была реакция", "после цефтриаксона была аллергия": for what the table knows.
+_REACTION_BEFORE = rx(
+    r"\bна\s+(?P<obj>[^,.;!?]{2,40}?)\s+(?:у\s+меня\s+)?(?:(?:тоже|также|еще|была|была\s+\w+|есть|сильная)\s+)*"
+    r"реакци\w*"
+    r"|\bпосле\s+(?P<after>[^,.;!?]{2,40}?)\s+(?:у\s+меня\s+)?(?:была|было|началась|случилась|появилась)\s+"
+    r"(?:\w+\s+)?(?:аллерги|реакци|сып|крапивниц|отек)\w*"
+)
+# "had a bad reaction to cefazolin", "reacted to X", "была реакция на X": an allergy when the table
+# knows X ("a reaction to the news" is none); "had no reaction to X" is no trigger.
+_REACTION_TRIGGER = rx(
+    r"\b(?:had|have|has|get|gets|got|getting|having|developed)\s+(?:an?\s+)?(?:(?!no\b|not\b)[\w-]+\s+){0,2}?"
+    r"reactions?\s+to\s+|\breact(?:ed|s)?\s+(?:badly\s+|poorly\s+|strongly\s+)?to\s+"
+    r"|\bреакци\w*\s+(?:у\s+меня\s+)?(?:была\s+|есть\s+)?на\s+|\bотреагировал\w*\s+на\s+"
+)
+# What follows an allergen in a list but is no allergen: the reaction ("на амоксициллин, сыпь") or a
+# person ("allergic to penicillin, my brother too").
+_NOT_ALLERGEN = rx(
+    r"^(?:(?:сып|высып|крапивниц|отек|зуд|hives|rash|swell|itch|anaphyla|анафилак)\w*"
+    r"|husband|wife|partner|friend|kids?|child(?:ren)?|муж\w*|жен[аы]|друг\w*|подруг\w*|дет\w*|ребен\w*)$"
+)
+# "My wife is allergic to penicillin, not me", "у мамы аллергия на пенициллин, а у меня нет".
+_NOT_ME = rx(
+    r"\bnot\s+(?:me|mine|myself)\b|\bа\s+не\s+(?:у\s+)?(?:меня|я)\b|\bне\s+у\s+меня\b"
+    r"|\bа\s+у\s+меня\s+(?:(?:ее|её|такой|этой)\s+)?(?:нет|не\s+было)\b"
+)
+# "аллергия на пенициллин не у меня, а у мужа": the allergen is someone else's, the user's "no".
+_NOT_MINE_AFTER = rx(
+    r"\s*,?\s*(?:это\s+)?(?:не\s+у\s+меня|not\s+(?:me|mine))\s*[,—–-]?\s*(?:а\s+|but\s+|it'?s\s+)?"
+)
+# "у меня на него всё нормально", "I'm fine with it": the allergen taken back a moment ago is
+# explicitly not the user's (read only against a retracted mention: see ``resolve_references``).
+_FINE_WITH_IT = rx(
+    r"\bу\s+меня\s+(?:на\s+(?:него|нее|неё|них)|к\s+(?:нему|ней|ним))\s+(?:вс[её]\s+)?(?:нормально|в\s+порядке|ок"
+    r"|ничего\s+нет|нет\s+(?:никакой\s+)?(?:аллергии|реакции)|(?:аллергии|реакции)\s+нет)"
+    r"|\b(?:на\s+(?:него|нее|неё|них)|к\s+(?:нему|ней|ним))\s+у\s+меня\s+(?:вс[её]\s+)?(?:нормально|в\s+порядке"
+    r"|ничего\s+нет|нет\s+(?:никакой\s+)?(?:аллергии|реакции)|(?:аллергии|реакции)\s+нет)"
+    r"|\b(?:я|мне)\s+(?:его|ее|её|их)\s+(?:нормально|хорошо)\s+переношу\b"
+    r"|\b(?:i'?m|i\s+am)\s+(?:fine|ok|okay|good)\s+with\s+(?:it|them|that\s+one)\b"
+    r"|\b(?:i'?m|i\s+am)\s+not\s+allergic\s+to\s+(?:it|them|that\s+one)\b"
+    r"|\bi\s+(?:tolerate|handle|take)\s+(?:it|them)\s+(?:just\s+)?(?:fine|well|ok|okay)\b"
+)
 # "peanut allergy"; not "cetirizine for allergies" (the drug taken for it: an indication)
 _ADJUNCT = rx(
     r"\b(?P<obj>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)(?<!\bfor)(?<!\bfrom)(?<!\bagainst)(?<!\bmy)"
@@ -83,6 +135,7 @@ _REACTIONS = [
         "breathing difficulty",
         "severe",
     ),
+    (rx(r"отек\w*\s+горл\w*|горл\w*\s+отек\w*"), "breathing difficulty", "severe"),
     (rx(r"крапивниц\w*|hives"), "hives", None),
     (rx(r"сып\w*|высыпа\w*|rash\w*"), "rash", None),
     (rx(r"отек\w*|отека\w*|swell\w*"), "swelling", None),
@@ -97,6 +150,34 @@ _SEVERITY = [
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
+    fine = _FINE_WITH_IT.search(s.low)
+    if fine and not third_party_before(s, fine.start()) and not hypothetical(s, fine.start()):
+        reference = Draft(
+            Section.ALLERGIES, s.evidence(*fine.span()), status=FactStatus.ABSENT, refers_to_focus=True
+        )
+        return [reference, *(d for d in _extract(s) if d.span[1] <= fine.start())]
+    return _extract(s)
+
+
+def resolve_references(found: list[Draft], earlier: list[Draft]) -> list[Draft]:
+    """ "... это у дочки. У меня на него всё нормально": a pronoun of ``_FINE_WITH_IT`` names the
+    allergen last taken back in this message (``earlier`` and this sentence's retracted drafts);
+    with none, it is dropped (never guessed among the user's stored allergies)."""
+    if not any(d.refers_to_focus and d.section is Section.ALLERGIES and not d.name for d in found):
+        return found
+    void = [d for d in [*earlier, *found] if d.section is Section.ALLERGIES and d.retracted and d.name]
+    out = []
+    for d in found:
+        if d.refers_to_focus and d.section is Section.ALLERGIES and not d.name:
+            if not void:
+                continue
+            d.name, d.hint, d.refers_to_focus = void[-1].name, void[-1].hint, False
+            d.attributes = {k: v for k, v in void[-1].attributes.items() if k == "allergen_type"}
+        out.append(d)
+    return out
+
+
+def _extract(s: Sentence) -> list[Draft]:
     if not _MENTION.search(s.low):
         return []
     unsure = _UNSURE.search(s.low)
@@ -149,8 +230,16 @@ def _entities(s: Sentence) -> list[Draft]:
             # "У коллеги аллергия на латекс, а у меня — на пыль": the continuation is the user's own.
             trigger = more.start("mine") if more.group("mine") else m.start()
             found += [(trigger, a, b, t, forced) for a, b, t in enumeration(s, more.end(), _KINDS)]
-    for m in _WEAK_TRIGGER.finditer(s.low):
-        found += [(m.start(), a, b, t, None) for a, b, t in enumeration(s, m.end(), _KINDS, False) if t]
+    for pattern in (_WEAK_TRIGGER, _REACTION_TRIGGER):
+        for m in pattern.finditer(s.low):
+            found += [(m.start(), a, b, t, None) for a, b, t in enumeration(s, m.end(), _KINDS, False) if t]
+    for m in _REACTION_BEFORE.finditer(s.low):
+        obj = "obj" if m.group("obj") else "after"
+        found += [
+            (m.start(), a, b, t, None)
+            for a, b, t in enumeration(s, m.start(obj), _KINDS, False)
+            if t and b <= m.end(obj)
+        ]
     for m in _OBJECT_BEFORE.finditer(s.low):
         found += [
             (m.start(), a, b, t, None) for a, b, t in enumeration(s, m.start("obj"), _KINDS) if b <= m.end()
@@ -161,11 +250,20 @@ def _entities(s: Sentence) -> list[Draft]:
             t = terms[-1]
             found.append((m.start(), m.start("obj") + t.start, m.start("obj") + t.end, t, None))
 
+    found = [f for f in found if f[3] is not None or not _NOT_ALLERGEN.match(s.low[f[1] : f[2]])]
+    found = [f for f in found if f[3] is not None or not RELATIVE.fullmatch(s.low[f[1] : f[2]])]
     drafts, seen = [], set()
     for trigger, a, b, term, forced in sorted(found, key=lambda f: f[1]):
         first = min(trigger, a)
-        if third_party_before(s, first) or hypothetical(s, first):
+        if hypothetical(s, first):
             continue
+        if third_party_before(s, first):
+            # "It's my wife who's allergic to penicillin, not me": the user's own "no"
+            not_me = _NOT_ME.search(s.low)
+            other = THIRD_PARTY.search(s.low)
+            if not (not_me and other and other.start() < not_me.start()):
+                continue
+            forced = FactStatus.ABSENT
         name = s.text[a:b]
         normalized = normalize_name(Section.ALLERGIES, name)
         if normalized.key in seen:
@@ -181,6 +279,9 @@ def _entities(s: Sentence) -> list[Draft]:
             status = FactStatus.ABSENT  # "allergic to sulfa drugs, not to penicillin": the item's own "not"
         else:
             status = FactStatus.PRESENT
+        not_mine = _NOT_MINE_AFTER.match(s.low, b)
+        if status is FactStatus.PRESENT and not_mine and THIRD_PARTY.match(s.low, not_mine.end()):
+            status = FactStatus.ABSENT
         attributes = _reaction(s.low) if status is FactStatus.PRESENT else {}
         entry = getattr(term, "entry", None)
         if entry is not None:

@@ -68,7 +68,13 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         rx(
             r"chronic|medical\s+(?:conditions?|problems?|history|issues?|illness\w*)|health\s+(?:problems?"
             r"|conditions?|issues?)|past\s+medical|(?:any|other)\s+(?:diseases?|illness\w*|conditions?)"
-            r"|хронич|заболевани|болезн|болеете\s+чем|慢性病|病史|什么病|基础病"
+            r"|хронич|заболевани|болезн|болеете\s+чем|чем\s+(?:вы\s+)?болеете|慢性病|病史|什么病|基础病"
+            # "Any long-term conditions?", "ongoing health issues?", "有长期的病吗？"
+            r"|(?:long[-\s]?(?:term|standing|lasting)|lifelong)\s+(?:medical\s+|health\s+)?"
+            r"(?:conditions?|problems?|issues?|illness\w*|diseases?|diagnos\w*)"
+            # but "ongoing problems with the knee?" is about the knee
+            r"|ongoing\s+(?:(?:medical|health)\s+(?:conditions?|problems?|issues?)|conditions?|illness\w*|diseases?)"
+            r"|\bdiagnosed\s+with\s+anything\b|长期(?:的)?(?:病|疾病|健康问题|毛病)|慢性(?:的)?(?:疾病|毛病)"
         ),
     ),
     (
@@ -337,9 +343,14 @@ def extract(
     if not question.subjects:
         return []
     shape = answer_shape(answer)
+    colloquial = _colloquial_no(question, answer)
+    if colloquial is not None:
+        shape = colloquial[0]  # "да не, здоров как бык", "да нет, всё в порядке": a no
     if shape is AnswerShape.NO and EXCEPT.search(fold_in_place(answer)):
         shape = AnswerShape.CONTENT  # "nothing except the pill": what it names, not a none
-    offset, rest = rest_after_marker(answer)
+    offset, rest = colloquial[1:] if colloquial is not None else rest_after_marker(answer)
+    if shape is AnswerShape.NO and _HEALTHY_ONLY.fullmatch(fold_in_place(rest)):
+        offset, rest = len(answer), ""  # "nah, healthy as a horse": nothing named after the no
     drafts: list[Draft] = []
     if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
         drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
@@ -518,6 +529,39 @@ def _in_focus(answer: str, status: FactStatus) -> Draft:
     draft = _draft(Section.MEDICATIONS, answer, status=status, attributes=attributes)
     draft.refers_to_focus = True
     return draft
+
+
+# A Russian "no" opened by the particle "да" ("да не, здоров как бык", "да нет, всё в порядке"): not a yes.
+_DA_NO = rx(r"^\s*(?:да|ну|ой)\s*,?\s*(?=(?:нет+|не|неа)(?:$|[\s,.!;:—–-]))")
+_BARE_NE = rx(r"(?:нет+|не|неа)[\s,.!;:—–-]*")
+# An answer that only says the user is healthy: a no to "anything chronic?", "any symptoms?".
+_HEALTHY_ONLY = rx(
+    r"\W*(?:(?:(?:i'?m|i\s+am|i'?ve\s+been|всё|все|у\s+меня|я|我)\s*)?(?:perfectly|totally|completely|pretty|very"
+    r"|quite|абсолютно|совершенно|полностью|вполне|вообще|很|挺|非常|特别|一直)?\s*(?:healthy(?:\s+as\s+an?\s+"
+    r"(?:horse|ox))?|fit\s+as\s+a\s+fiddle|fine|all\s+good|в\s+порядке|хорошо|нормально|здоров(?:а|ый|ая)?"
+    r"(?:\s+как\s+(?:бык|конь|лошадь))?|ничем\s+не\s+болею|身体(?:很|挺|非常|特别|一直)?(?:好|健康|棒)(?:着呢|得很|的很)?|健康)"
+    r"(?:\s*,?\s*(?:thank\s+god|thankfully|слава\s+богу|тьфу[\s-]+тьфу(?:[\s-]+тьфу)?))?[\W呢啊的]*)?"
+)
+_HEALTHY_SECTIONS = frozenset({Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.SYMPTOMS})
+
+
+def _colloquial_no(question: Question, answer: str) -> tuple[AnswerShape, int, str] | None:
+    """(shape, offset, rest) of a no the yes/no reader does not see: "да не, ..." (or "да не знаю":
+    unsure), and a bare "здоров как бык" / "身体很好" to a question about conditions or symptoms."""
+    low = fold_in_place(answer)
+    da = _DA_NO.match(low)
+    if da is not None:
+        shape = answer_shape(answer[da.end() :])
+        if shape is AnswerShape.UNSURE:
+            return shape, 0, answer
+        offset, _ = rest_after_marker(answer[da.end() :])
+        if offset == 0:  # a bare "не," that the yes/no reader has no word for
+            offset = _BARE_NE.match(low, da.end()).end() - da.end()  # type: ignore[union-attr]
+        return AnswerShape.NO, da.end() + offset, answer[da.end() + offset :]
+    healthy = {s.section for s in question.subjects} <= _HEALTHY_SECTIONS and _HEALTHY_ONLY.fullmatch(low)
+    if healthy and low.strip(" .!,") and answer_shape(answer) is AnswerShape.CONTENT:
+        return AnswerShape.NO, len(answer), ""
+    return None
 
 
 def _denied(question: Question, answer: str) -> list[Draft]:

@@ -240,8 +240,10 @@ def _negated(s: Sentence, start: int, window: int = 4) -> bool:
 
 
 # "高血压、糖尿病都没有": the negation follows the list.
+# "水痘从来没得过", "麻疹我没出过", "哮喘一直没有患过": the verb of illness may follow the negation.
 _NEG_AFTER = re.compile(
-    r"(?:我|也|都|全都|全|均|从来)*(?:没有|没|无|不是)过?[了的啊呢]*(?=$|[，。,.！!？?；;、])"
+    r"(?:我|也|都|全都|全|均|从来|从|一直|根本|倒是)*(?:没有|没|无|不是|未)(?:得|患|出|生)?过?[了的啊呢]*"
+    r"(?=$|[，。,.！!？?；;、])"
 )
 
 
@@ -471,6 +473,7 @@ _MED_CUES: list[tuple[re.Pattern[str], FactStatus | None]] = [
     (
         re.compile(
             r"(?:医生|大夫|医师)(?:给我|帮我|又|还|就)?(?:开了?|开的)|给我开|开了|开的|处方|医嘱|开药"
+            r"|(?:医生|大夫|医师|医院)(?:又|还|就)?给了?我(?:用了?|配了?)?"
             rf"|(?:建议|推荐)我?{_TAKE}"
             rf"|(?:医生|大夫|医师)(?:让|叫|要|嘱咐)我{_TAKE}"
         ),
@@ -757,7 +760,10 @@ def _med_details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) ->
 
 
 # --- conditions and family history --------------------------------------------------------------
-_C_CUE = re.compile(r"我|有|患|得了|得过|确诊|诊断|查出|发现|说是|犯|病史|毛病|年了|多年|控制|排除")
+_C_CUE = re.compile(
+    r"我|有|患|得了|得过|确诊|诊断|查出|发现|说是|犯|病史|毛病|年了|多年|控制|排除"
+    r"|(?:医生|大夫|医师|专家)(?:看了|检查后)?(?:说|讲|认为|判断)"  # "大夫说胃炎": the doctor's verdict
+)
 _C_SKIP_BEFORE = re.compile(r"(?:治疗?|控制|预防|针对|缓解|防止?|对付|降|筛查|检查|查了|测)(?:我的)?$")
 _C_SKIP_AFTER = re.compile(r"^(?:的)?(?:药|手术|筛查|检查|疫苗)")
 _C_FAMILY_AFTER = re.compile(r"^(?:的)?(?:家族史|遗传史|家族遗传|遗传)")
@@ -789,8 +795,12 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[tuple[Section, str, str]] = set()
     terms = _terms(("condition",), s)
+    # A name inside a longer symptom's (麻疹 in 荨麻疹, hives): CJK has no word boundary to tell.
+    wider = [t for t in _terms(("symptom",), s) if any(t.end - t.start > c.end - c.start for c in terms)]
     for term in terms:
         a, b = term.start, term.end
+        if any(w.start <= a and b <= w.end and w.end - w.start > b - a for w in wider):
+            continue
         c_start, c_end = s.clause(a)
         if _C_SKIP_BEFORE.search(s.low[max(c_start, a - 4) : a]) or _C_SKIP_AFTER.match(s.low[b:c_end]):
             continue
@@ -1319,7 +1329,15 @@ _SMOKING = [
         ),
         FactStatus.ABSENT,
     ),
-    (re.compile(rf"{_SMOKE}|(?:抽|吸)[^，。不没]{{1,4}}?烟|烟民|烟瘾"), FactStatus.PRESENT),
+    (
+        re.compile(
+            rf"{_SMOKE}|(?:抽|吸)[^，。不没]{{1,4}}?烟|烟民|烟瘾"
+            # the object first: "酒戒了，烟还在抽", "烟一直没戒"
+            r"|烟(?:还|也|却|倒是|一直|每天|天天|仍然|照样|还是)+在?(?:抽|吸)(?![不没])"
+            r"|烟(?:还|也|却|倒是|一直)?没(?:有)?戒(?:掉|成)?"
+        ),
+        FactStatus.PRESENT,
+    ),
 ]
 _SMOKE_AMOUNT = re.compile(
     rf"(?P<half>半)包|(?P<packs>{_ZH_NUM})包|(?P<n>{_ZH_NUM})(?:根|支)(?:烟)?|(?P<vape>电子烟)"

@@ -17,6 +17,7 @@ from .text import (
     PSEUDO_NEGATION,
     RELATIVE,
     RELATIVE_BY_WORD,
+    THIRD_PARTY,
     Context,
     Draft,
     Sentence,
@@ -49,6 +50,53 @@ _RESOLVED = rx(
     r"|\bin\s+remission\b|\brecovered\b"
 )
 _PAST_ILLNESS = rx(r"\bболел[аи]?\b|\bhad\b|\bwas\s+(?:sick|ill)\s+with\b")
+# The denial after the name: "Ветрянкой ни разу не болела", "корью никогда не болел", "краснухи у
+# меня не было", "measles I never had" (but "болею не первый год" is no denial: "не" must lead the verb).
+_DENIAL_VERB = (
+    r"(?:(?:никогда|ни\s+разу|вообще|так\s+и|еще|ещё|тоже|слава\s+богу|никто|ни\s+у\s+кого)\s+)*"
+    r"не\s+(?:бол(?:ел\w*|ею|еет|еют|ела)|был[аои]?"
+    r"|переболел\w*|перенос\w*|перенес\w*|страда\w*|диагностир\w*|ставил\w*|находил\w*|нашли|обнаруж\w*"
+    r"|выявл\w*|выявил\w*)\b"
+    # "measles I never had", but not "asthma and never had an attack": nothing else may be had
+    r"|(?:i\s+|i've\s+|i\s+have\s+)?(?:never|haven't|have\s+not|didn't|did\s+not)\s+(?:ever\s+)?"
+    r"(?:had|got|gotten|caught|been\s+diagnosed)\b"
+    r"(?=\s*(?:$|[.!?,;]|(?:it|that|them|before|either|ever|myself|as\s+a\s+(?:kid|child))\b))"
+)
+# Up to two words between the name and the denial, none a verb of having or a conjunction ("Астмой
+# болею и никогда не был в больнице" denies nothing).
+_FILLER = r"(?:(?!(?:и|а|но|and|but|болею|болел\w*|болеет|страдаю|есть|have|has|had)\b)[\w-]+\s+)"
+_DENIED_AFTER = rx(r"^\s*(?:у\s+меня\s+)?" + _FILLER + r"{0,2}?(?:" + _DENIAL_VERB + r")")
+# The doctor named the diagnosis with no verb of being: "кардиолог сказал стенокардия", "врач
+# сказал гастрит", "GP says it's asthma", "I saw my GP, she thinks it's migraine".
+_DOCTOR = rx(
+    r"\b(?:врач\w*|доктор\w*|докторш\w*|терапевт\w*|хирург\w*|[а-я]+олог\w*|фельдшер\w*"
+    r"|doctors?|doc|dr|gps?|physician\w*|consultant\w*|specialist\w*|[a-z]+ologists?|surgeons?|nurse"
+    r"|practitioner)\b"
+)
+_SAID = rx(
+    r"\b(?:сказал\w*|говорит|говорят|говорил\w*|считает|решил\w*|заключил\w*|said|says|told\s+me|thinks"
+    r"|reckons|believes|confirmed|concluded|called\s+it)\b"
+)
+_SAID_ONCE = rx(r"сказал[аи]?|said|told\s+me|diagnosed|confirmed")
+# What may stand between the verb and the name: "сказал, что это гастрит", "said it's asthma".
+_SAID_GAP = rx(
+    r"[\s,:\-—–]*(?:(?:что|это|у\s+меня|мне|типа|мол|просто|начальная|начинающаяся|легкая|лёгкая"
+    r"|that|it'?s|it\s+is|it\s+was|is|was|i\s+have|i'?ve\s+got|i'?m|i\s+am|just|a|an|the|mild|early)[\s,]+)*"
+)
+# "hoping to rule out diabetes", "проверить на диабет": a question, not a diagnosis
+_RULED_OUT_BEFORE = rx(
+    r"(?:\brule\s+out|\bruled\s+out|\bисключ\w*|\b(?:test|tested|testing|screen|screened|screening|check"
+    r"|checked|checking)\s+(?:me\s+)?for|\bпровер\w*\s+(?:меня\s+)?на|\bобследова\w*\s+на)\s+(?:the\s+)?$"
+)
+# After a doctor's verdict the name ends the statement ("said it's asthma", "сказал гастрит, выписал
+# ..."), not "said diabetes runs in families".
+_VERDICT_END = rx(
+    r"\s*(?:$|[.!]|(?:and|и|plus|again|too|тоже|also|type|типа|\d|в\s+\w+\s+форме|stage|стади\w*)(?!\w))"
+)
+_RULE_OUT = rx(
+    r"исключ\w*|провер\w*|обследова\w*|сдать|анализ\w*|rule\s+out|ruled\s+out|check\w*|test\w*|screen\w*"
+    r"|exclud\w*|not\s+sure|unsure|неясно|непонятно"
+)
 _CHRONIC = r"хронич\w*\s+(?:заболеван\w*|болезн\w*|диагноз\w*)"
 _SECTION_ABSENT = rx(
     rf"\b(?:нет|не\s+имею|не\s+было)\s+(?:у\s+меня\s+)?(?:никаких\s+)?{_CHRONIC}"
@@ -86,6 +134,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         if _INDICATION_BEFORE.search(s.low[: term.start]) and not PSEUDO_NEGATION.search(s.low):
             continue  # "таблетки от давления"; but "от мигрени мне ничего не помогает" is a migraine
+        if _RULED_OUT_BEFORE.search(s.low[slice(s.clause(term.start)[0], term.start)]):
+            continue
         if hypothetical(s, term.start) or _VACCINE_CONTEXT.search(s.low[slice(*s.clause(term.start))]):
             continue
         if uncertain(s, term.start) and _relative(s, term.start) is None:
@@ -145,7 +195,8 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
     if relative is None:
         return None
     name = s.text[term.start : term.end]
-    status = FactStatus.ABSENT if negated(s, term.start, term.end, window=6) else FactStatus.PRESENT
+    denied = negated(s, term.start, term.end, window=6) or denied_after(s, term)
+    status = FactStatus.ABSENT if denied else FactStatus.PRESENT
     m = RELATIVE.search(s.low, *s.clause(term.start))
     first = min(term.start, m.start()) if m else term.start
     return Draft(
@@ -158,16 +209,52 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
     )
 
 
+def denied_after(s: Sentence, term) -> bool:
+    """The user denies the disease with a verb after its name ("Корью никогда не болела")."""
+    return bool(_DENIED_AFTER.match(s.low[term.end : s.clause(term.start)[1]]))
+
+
+def _doctor_said(s: Sentence, term) -> bool:
+    """A doctor's verdict that names the disease with no verb of being ("врач сказал гастрит")."""
+    start, _ = s.clause(term.start)
+    if _SAID_GAP.fullmatch(s.low[start : term.start]):
+        # "сказал, что это гастрит": the verb is in the clause before "что"
+        while start > 0:
+            previous = s.clause(start - 1)[0]
+            piece, start = s.low[previous:start], previous
+            if piece.strip(" ,;:-—–"):
+                break
+    before = s.low[start : term.start]
+    said = next(reversed(list(_SAID.finditer(before))), None)  # the verb nearest the name
+    if said is None or not _SAID_GAP.fullmatch(before[said.end() :]) or _RULE_OUT.search(before):
+        return False
+    if not _VERDICT_END.match(s.low, term.end, s.clause(term.start)[1]):
+        return False
+    head = before[: said.start()]
+    if (
+        RELATIVE.search(s.low, 0, term.start)
+        or THIRD_PARTY.search(s.low[: term.start])
+        or THIRD_PARTY.search(head)
+    ):
+        return False  # "Мама сказала, что у неё гастрит", "my friend says it's asthma"
+    if _DOCTOR.search(s.low[: term.start]):
+        return True
+    # a verdict with no subject of its own ("сходил к кардиологу, сказал стенокардия"); but
+    # "говорят, диабет от сахара" is hearsay
+    return not head.strip(" ,;:-—–") and bool(_SAID_ONCE.fullmatch(said.group(0)))
+
+
 def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
     start, end = s.clause(term.start)
+    doctor_said = _doctor_said(s, term)
     # "Бронхит прошёл": an impersonal end of an illness is the user's own.
-    if third_party_before(s, term.start) or not (
-        _CUE.search(s.low[start:end]) or _RESOLVED.search(s.low[start:end])
+    if (third_party_before(s, term.start) and not doctor_said) or not (
+        _CUE.search(s.low[start:end]) or _RESOLVED.search(s.low[start:end]) or doctor_said
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))
     section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES
-    if negated(s, term.start, term.end, window=5):
+    if negated(s, term.start, term.end, window=5) or denied_after(s, term):
         status = FactStatus.ABSENT
     elif _RESOLVED.search(s.low[start:end]) or (not chronic and _PAST_ILLNESS.search(s.low[start:end])):
         status = FactStatus.RESOLVED

@@ -6,7 +6,12 @@ import re
 
 from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
+from ...domain.text import CJK
 from ..normalize import find_terms, normalize_name
+from .chinese import _NEG as ZH_NEGATION
+from .chinese import _masked as zh_masked
+from .chinese import _year_of as zh_year_of
+from .chinese import about_the_user as zh_about_the_user
 from .dates import find_date, parse_number
 from .text import Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
 
@@ -55,7 +60,13 @@ _SURGERY_ON = rx(
     r"\b(?:surgery|operation|op)\s+on\s+(?:my|the|his|her)\s+(?P<en>[a-z]+)"
     r"|\b(?:knee|hip|back|spine|heart|eye|nose)\s+(?:op|operation)\b"
 )
-_HEALED = rx(r"\bзажил\w*|\bсрос\w*|\bhealed\b|\brecovered\b")
+_HEALED = rx(
+    r"\bзажил\w*|\bсрос\w*|\bhealed\b|\brecovered\b"
+    r"|长好|愈合|痊愈|康复|(?:早就|已经|早)(?:都)?好了|恢复(?:得很好|好了|了)"
+)
+# Chinese injuries said with a verb ("去年摔断了左腿"): the words that make one not the user's fact.
+_ZH_NEAR_MISS = re.compile(r"差点|差一点|险些|幸亏没|幸好没|好在没|以为|怕")
+_ZH_NOT_NEGATION = re.compile(r"不小心|一不留神")  # "不小心扭伤了脚踝": "accidentally", not a no
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
@@ -87,6 +98,9 @@ def _event(
     normalized = normalize_name(section, name, hint)
     start, end = s.clause(a)
     attributes, when = _dated(s.low[start:end], ctx) if status is not FactStatus.ABSENT else ({}, None)
+    if not attributes and section is Section.INJURIES and status is not FactStatus.ABSENT:
+        when = zh_year_of(s.low[start:end], ctx.today) if CJK.search(s.text) else None  # "去年摔断了腿"
+        attributes = {"year": int(when[:4]), **({"date": when} if len(when) > 4 else {})} if when else {}
     if section is Section.VACCINATIONS:
         attributes = {"date": when} if when else {}
     return Draft(
@@ -172,16 +186,36 @@ def _injuries(s: Sentence, ctx: Context) -> list[Draft]:
             nearest = min(sites, key=lambda t: abs(start + t.start - kind.start))
             a, b = min(kind.start, start + nearest.start), max(kind.end, start + nearest.end)
             mentions.append((a, b, nearest.entry.key))
+    cjk = bool(CJK.search(s.text))
     for a, b, site in sorted(mentions):
-        if b - a > 50 or third_party_before(s, a) or hypothetical(s, a) or negated(s, a, b):
+        if b - a > 50 or (_zh_not_the_users(s, a, b) if cjk else _not_the_users(s, a, b)):
             continue
         normalized = normalize_name(Section.INJURIES, s.text[a:b])
         if normalized.key in seen:
             continue
         seen.add(normalized.key)
-        status = FactStatus.RESOLVED if _HEALED.search(s.low[slice(*s.clause(a))]) else FactStatus.PRESENT
+        # Chinese tells the healing in the clause after ("胳膊骨折过，早就长好了")
+        healing = s.low[a:] if cjk else s.low[slice(*s.clause(a))]
+        status = FactStatus.RESOLVED if _HEALED.search(healing) else FactStatus.PRESENT
         drafts.append(_event(Section.INJURIES, s, a, b, a, status, {"body_site": site} if site else {}, ctx))
     return drafts
+
+
+def _not_the_users(s: Sentence, a: int, b: int) -> bool:
+    return third_party_before(s, a) or hypothetical(s, a) or negated(s, a, b)
+
+
+def _zh_not_the_users(s: Sentence, a: int, b: int) -> bool:
+    """A relative's or someone else's, a question or a condition, a near miss ("差点摔断了腿"), or
+    denied anywhere in the clause up to the injury ("腿没有骨折", "没摔断过")."""
+    if not zh_about_the_user(s, a):
+        return True
+    start = s.clause(a)[0]
+    before = s.low[start:b]
+    if _ZH_NEAR_MISS.search(before):
+        return True
+    masked = zh_masked(_ZH_NOT_NEGATION.sub(lambda m: "_" * len(m.group(0)), before))
+    return bool(ZH_NEGATION.search(masked))
 
 
 def _vaccinations(s: Sentence, ctx: Context) -> list[Draft]:

@@ -194,6 +194,7 @@ class RuleExtractor:
                     d.retracted = True
                 if not voided and not reading.drafts:
                     reading.takes_back_previous_message = True
+            found = allergies.resolve_references(found, [d for d, _, _, _ in reading.drafts])
             reading.drafts += [(d, sentence, correction, remember) for d in found]
             previous = found or previous
             mentioned = list(RELATIVE.finditer(sentence.low))

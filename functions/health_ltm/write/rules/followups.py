@@ -15,9 +15,9 @@ import re
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
 from ..normalize import find_terms, normalize_name
-from .chinese import about_the_user
+from .chinese import about_the_user, zh_dose
 from .dates import find_date
-from .medication_details import DOSE, _dose_match
+from .medication_details import BARE_VALUE, DOSE, _dose_match
 from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 _PRONOUN = (
@@ -40,8 +40,21 @@ _DOSE_CHANGE = rx(
     r"|\b(?:now|these\s+days)\s+(?:i\s+)?(?:take|i'm\s+on|on|it'?s)\b"
     r"|\b(?:снизил\w*|понизил\w*|уменьшил\w*|увеличил\w*|повысил\w*|поднял\w*|сократил\w*|перевел\w*|перевели"
     r"|удвоил\w*)\b|\bтеперь\s+(?:пью|принимаю)\b|\bдозу\s+(?:снизили|увеличили|подняли|уменьшили)\b"
-    r"|(?:加到|减到|改成|换成|现在吃)"
+    r"|(?:加到|减到|改成|换成|现在吃|调到|增加到|减少到|调整到|加量|减量|剂量)"
 )
+_UP_DOWN = (
+    r"(?:bumped|upped|increased|raised|lowered|decreased|reduced|doubled|halved|titrated|cut|bumping|upping)"
+)
+_RU_UP_DOWN = r"(?:снизил|понизил|уменьшил|увеличил|повысил|поднял|удвоил|сократил)\w*"
+# A change of the dose itself, with or without the new value: the drug is being taken.
+_DOSE_ITSELF = rx(
+    rf"\b{_UP_DOWN}\s+(?:me|it|them|the\s+dose|my\s+dose|the\s+dosage|my\s+dosage)\b(?!\s+(?:out|off)\b)"
+    r"|\b(?:dose|dosage)\s+(?:was\s+|has\s+been\s+|got\s+|is\s+)?(?:bumped|upped|increased|raised|lowered"
+    r"|decreased|reduced|doubled|halved|cut|went\s+(?:up|down))\b"
+    rf"|\b{_RU_UP_DOWN}\s+(?:мне\s+)?(?:дозу|дозировку|его|ее|её|их)\b|\b(?:дозу|дозировку)\s+(?:мне\s+)?{_RU_UP_DOWN}"
+    r"|加量|减量|(?:加大|减少|增加|调整|降低)(?:了)?(?:药的)?剂量|剂量(?:加|减|调|增加|减少|降低|提高)"
+)
+
 _VALUE_CORRECTION = rx(
     r"(?P<new>\d+(?:[.,]\d+)?)\s*(?:mg|мг|mcg|мкг)?\s*,?\s*(?:not|а\s+не)\s+(?P<old>\d+(?:[.,]\d+)?)\b"
     r"|\bне\s+(?P<old2>\d+(?:[.,]\d+)?)\s*(?:мг)?\s*,?\s*а\s+(?P<new2>\d+(?:[.,]\d+)?)"
@@ -87,22 +100,35 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                 refers_to_focus=True,
             )
         ]
-    change = _DOSE_CHANGE.search(s.low)
+    change = _DOSE_CHANGE.search(s.low) or _DOSE_ITSELF.search(s.low)
     if change and not hypothetical(s, change.start()):
         for m in DOSE.finditer(s.low, change.end()):
             dose = _dose_match(m, s.low)
             if dose:
                 value, unit = dose
-                return [
-                    Draft(
-                        Section.MEDICATIONS,
-                        s.evidence(change.start(), m.end()),
-                        status=FactStatus.ACTIVE,
-                        attributes={"dose_value": value, "dose_unit": unit.value},
-                        refers_to_focus=True,
-                    )
-                ]
+                return [_changed(s, change.start(), m.end(), {"dose_value": value, "dose_unit": unit.value})]
+        zh = zh_dose(s.low[change.end() :]) if CJK.search(s.text) else None
+        if zh:
+            return [_changed(s, change.start(), len(s.text), {"dose_value": zh[0], "dose_unit": zh[1]})]
+        itself = _DOSE_ITSELF.search(s.low)
+        bare = BARE_VALUE.search(s.low, change.start()) if itself else None
+        if bare and not _NOT_A_DOSE.search(s.low):
+            value = float(bare.group("val").replace(",", "."))
+            if 0 < value < 100_000:
+                return [_changed(s, change.start(), bare.end(), {"dose_value": value})]
+        if itself:
+            return [_changed(s, *itself.span(), {})]  # "they upped the dose": taken, the value unsaid
     return []
+
+
+def _changed(s: Sentence, start: int, end: int, attributes: dict) -> Draft:
+    return Draft(
+        Section.MEDICATIONS,
+        s.evidence(start, end),
+        status=FactStatus.ACTIVE,
+        attributes=attributes,
+        refers_to_focus=True,
+    )
 
 
 # A name said wrong and put right: "не эналаприл, а лизиноприл", "not enalapril, lisinopril",

@@ -6,7 +6,7 @@ import re
 
 from ...domain.sections import FactStatus, Section
 from ..normalize import find_terms
-from .dates import find_date, find_since
+from .dates import find_date, find_since, parse_number
 from .text import Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
 
 SECTIONS = frozenset({Section.LIFESTYLE})
@@ -54,9 +54,9 @@ _DIET_STOPPED = rx(
 _SMOKING = [
     (
         rx(
-            r"\b(?:бросил[аи]?|завязал[аи]?)\s+(?:курить|с\s+курением)\b|\b(?:больше|уже)\s+не\s+курю\b"
+            r"\b(?:бросил[аи]?|завязал[аи]?)\s+(?:пить\s+и\s+)?(?:курить|с\s+курением)\b|\b(?:больше|уже)\s+не\s+курю\b"
             r"|\bне\s+курю\s+(?:уже\s+)?\S+\s+(?:лет|год|года|месяц\w*)\b|\bбывш\w*\s+курильщи\w*"
-            r"|\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bno\s+longer\s+smoke\b"
+            r"|\b(?:quit|stopped|gave\s+up)\s+(?:drinking\s+and\s+)?smoking\b|\bno\s+longer\s+smoke\b"
             r"|\b(?:don't|do\s+not)\s+smoke\s+any\s?more\b|\bex-?smoker\b|\bformer\s+smoker\b"
             # "I used to smoke but quit", "раньше курил, бросил"
             r"|\bused\s+to\s+smoke\b|\b(?:раньше|когда-то|прежде)\s+курил\w*|\bкурил[аи]?\s+раньше\b"
@@ -73,24 +73,34 @@ _SMOKING = [
     ),
     (
         rx(
-            r"\bкурю\b|\bкурильщи\w*|\bкурящ\w*|\bпарю\b|\bвейп\w*|\bi\s+smoke\b|\bi'?m\s+a\s+smoker\b"
+            r"\bкурю\b|\bпокуриваю\b|\bкурильщи\w*|\bкурящ\w*|\bпарю\b|\bвейп\w*|\bi\s+smoke\b|\bi'?m\s+a\s+smoker\b"
             r"|\bi\s+am\s+a\s+smoker\b|\bi\s+vape\b|\bi'?m\s+smoking\b"
+            # "quit drinking, still smoke though": the contrast keeps the user as the subject
+            r"|\bstill\s+(?:smoke|vape)\b(?!\s+(?:in|from|detector|alarm))|\bstill\s+(?:smoking|vaping)\b"
         ),
         FactStatus.PRESENT,
     ),
 ]
+_COUNT_WORDS = (
+    r"(?:one|two|three|four|five|six|seven|eight|ten|twelve|fifteen|twenty|a\s+few|a\s+couple(?:\s+of)?"
+    r"|одну|две|три|четыре|пять|шесть|семь|восемь|десять|двенадцать|пятнадцать|двадцать|пару)"
+)
 _SMOKE_AMOUNT = rx(
     r"(?:по\s+)?(?P<half>пол\s*)?пачк\w*(?:\s+(?:в|за)\s+(?:день|сутки))?"
     r"|(?P<n>\d+|[а-я]+)\s+сигарет\w*(?:\s+в\s+(?:день|сутки))?"
     r"|(?P<half_en>half\s+)?an?\s+pack\s+(?:a|per)\s+day|(?P<packs>\w+)\s+packs\s+(?:a|per)\s+day"
     r"|(?P<cn>\d+|[a-z]+)\s+cigarettes\s+(?:a|per)\s+day"
+    rf"|(?:штук\w*\s+)?(?P<bare>\d+|{_COUNT_WORDS})\s+(?:штук\w*\s+|cigs?\s+|smokes\s+)?(?:в|a|per)\s+(?:день|сутки|day)"
     r"|(?P<vape>вейп\w*|электронн\w*\s+сигарет\w*|vape\w*|e-?cig\w*)"
 )
 _ALCOHOL = [
     (
         rx(
-            r"\b(?:бросил[аи]?|завязал[аи]?)\s+пить\b(?!\s+\w*(?:таблет|лекарств|[а-я]+ин\b))"
-            r"|\bбольше\s+не\s+пью\s*(?:$|[,.;!])|\b(?:quit|stopped|gave\s+up)\s+(?:drinking|alcohol)\b"
+            r"\b(?:бросил[аи]?|завязал[аи]?)\s+(?:курить\s+и\s+)?пить\b(?!\s+\w*(?:таблет|лекарств|[а-я]+ин\b))"
+            r"|\b(?:бросил[аи]?|завязал[аи]?)\s+(?:с\s+)?(?:выпивк\w*|алкогол\w*|спиртн\w*)"
+            r"|\bотказал(?:ся|ась)\s+от\s+(?:алкогол\w*|спиртного)\b"
+            r"|\bбольше\s+не\s+пью\s*(?:$|[,.;!])"
+            r"|\b(?:quit|stopped|gave\s+up)\s+(?:smoking\s+and\s+)?(?:drinking|alcohol|the\s+booze|booze)\b"
             r"|\bno\s+longer\s+drink\b"
         ),
         FactStatus.STOPPED,
@@ -109,6 +119,7 @@ _ALCOHOL = [
             r"\b(?:пью|выпиваю|употребляю)\s+(?:\w+\s+)?(?:алкогол\w*|спиртно\w*|пиво|вино|водку|коньяк|виски"
             r"|крепкое)\b|\bвыпиваю\b|\bi\s+drink\s+(?:\w+\s+)?(?:alcohol|beer|wine|vodka|whiskey|socially"
             r"|occasionally|regularly|a\s+lot|heavily|every\s+day|daily|on\s+weekends)\b|\bsocial\s+drinker\b"
+            r"|\bstill\s+drink(?:ing)?\b(?!\s+(?:coffee|tea|milk|water|soda|juice|fluids))"
         ),
         FactStatus.PRESENT,
     ),
@@ -149,15 +160,22 @@ _PER_WEEK = rx(
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
-    drafts = _diet(s) + _smoking(s, ctx) + _alcohol(s) + _activity(s)
+    drafts = _diet(s) + _smoking(s, ctx) + _alcohol(s, ctx) + _activity(s)
     return [d for d in drafts if not third_party_before(s, d.span[1] - 1) and not hypothetical(s, d.span[0])]
 
 
 def _draft(s: Sentence, start: int, end: int, hint: str, status: FactStatus, value: str, **dates) -> Draft:
+    name_start = start
+    terms = find_terms(("lifestyle",), s.text[start:end])
+    if terms and terms[0].entry.key != hint:
+        # "quit smoking and drinking" is the alcohol here: the name starts at its own habit word
+        own = next((t for t in terms if t.entry.key == hint), None)
+        last_word = max(s.text.rfind(" ", start, end) + 1, start)
+        name_start = start + own.start if own else last_word  # "бросил курить и пить" -> "пить"
     return Draft(
         Section.LIFESTYLE,
         s.evidence(start, end),
-        name=s.text[start:end],
+        name=s.text[name_start:end],
         hint=hint,
         status=status,
         attributes={"value": value},
@@ -195,8 +213,8 @@ def _smoking(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         end, value = m.end(), "yes" if status is FactStatus.PRESENT else "no"
         if status is FactStatus.PRESENT:
-            amount = _SMOKE_AMOUNT.search(s.low, m.end(), s.clause(m.start())[1])
-            if amount and amount.start() - m.end() <= 20:
+            amount = _smoke_amount(s, m.end())
+            if amount:
                 end, value = amount.end(), _smoke_value(amount)
         if status is FactStatus.STOPPED:
             value = "former smoker"
@@ -207,6 +225,25 @@ def _smoking(s: Sentence, ctx: Context) -> list[Draft]:
     return []
 
 
+# Words that may stand between "курю" and its amount in the next clause ("still smoke though, maybe
+# five a day", "курю, где-то полпачки в день"); anything else there (a person, another habit) is not it.
+_AMOUNT_GAP = rx(
+    r"[\s,;:—–-]*(?:(?:though|still|maybe|about|around|like|probably|roughly|say|only|just|где-то|примерно"
+    r"|около|наверное|наверно|только|по|до\s+сих\s+пор|вс[её]\s+ещ[её]|по-прежнему)\b[\s,;:—–-]*)*"
+)
+
+
+def _smoke_amount(s: Sentence, after: int) -> re.Match[str] | None:
+    """The amount right after the smoking words: in their clause, or at the head of the next one."""
+    clause_end = s.clause(max(0, after - 1))[1]
+    amount = _SMOKE_AMOUNT.search(s.low, after, min(len(s.low), max(clause_end, after + 40)))
+    if amount is None or amount.start() - after > 20:
+        return None
+    if amount.start() > clause_end and not _AMOUNT_GAP.fullmatch(s.low, after, amount.start()):
+        return None
+    return amount
+
+
 def _smoke_value(m: re.Match[str]) -> str:
     if m.group("vape"):
         return "e-cigarettes"
@@ -214,13 +251,16 @@ def _smoke_value(m: re.Match[str]) -> str:
         return "half a pack a day"
     if m.group("packs"):
         return f"{m.group('packs')} packs a day"
-    count = m.group("n") or m.group("cn")
+    count = m.group("n") or m.group("cn") or m.group("bare")
     if count:
-        return f"{count} cigarettes a day"
+        if re.match(r"a\s+couple|пару", count):
+            return "2 cigarettes a day"
+        number = None if count.startswith("a ") else parse_number(count)  # "a few" stays words
+        return f"{int(number) if number else count} cigarettes a day"
     return "pack a day"
 
 
-def _alcohol(s: Sentence) -> list[Draft]:
+def _alcohol(s: Sentence, ctx: Context) -> list[Draft]:
     for pattern, status in _ALCOHOL:
         m = pattern.search(s.low)
         if m and find_terms(("drug",), s.text[m.end() : s.clause(m.start())[1]]):
@@ -231,7 +271,10 @@ def _alcohol(s: Sentence) -> list[Draft]:
                 return [_draft(s, *m.span(), "alcohol", FactStatus.PRESENT, "occasionally")]
             how = next((v for p, v in _ALCOHOL_HOW if p.search(s.low)), None)
             value = how or ("yes" if status is FactStatus.PRESENT else "no")
-            return [_draft(s, *m.span(), "alcohol", status, value)]
+            dates = {}
+            if status is FactStatus.STOPPED:  # "quit drinking two years ago": its own clause's date
+                dates = {"valid_to": find_date(s.low[slice(*s.clause(m.start()))], ctx.today)}
+            return [_draft(s, m.start(), m.end(), "alcohol", status, value, **dates)]
     return []
 
 

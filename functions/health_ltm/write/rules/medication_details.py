@@ -13,6 +13,12 @@ DOSE = rx(
     r"|units?\b|iu\b|ме\b|капл\w*|drops?\b|таблет\w*|tablets?\b|pills?\b|капсул\w*|capsules?\b|пшик\w*"
     r"|вдох\w*|puffs?\b|г\b|гр\b|грамм\w*|g\b|%)"
 )
+# The new value said bare ("up to 100", "до 100", "加到100"): the unit is the one
+# stored, or unsaid.
+BARE_VALUE = rx(
+    r"(?:\bto|\bдо|到)\s*(?P<val>\d+(?:[.,]\d+)?)(?!\d|[.,:]\d|\s*(?:%|лет|год|years?|kg|кг|lbs?|pounds|раз"
+    r"|times|am|pm|час|hours?|o'clock|days?|дн|weeks?|недел|months?|месяц|岁|公斤|次|点|天))"
+)
 _UNITS = [
     (("мкг", "mcg", "µg", "микрограмм"), DoseUnit.MCG),
     (("мг", "mg", "миллиграмм"), DoseUnit.MG),

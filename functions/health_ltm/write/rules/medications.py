@@ -15,7 +15,7 @@ from ...domain.text import CJK
 from ..normalize import find_terms, normalize_name, word_set
 from ..validate import NO_THING
 from .dates import find_date, find_since
-from .medication_details import details, dose_near
+from .medication_details import BARE_VALUE, details, dose_near
 from .objects import _FUNCTION_WORDS
 from .text import NOW_LEAD, Context, Draft, Sentence, hypothetical, rx, third_party_before
 
@@ -27,6 +27,7 @@ _STOPPED, _PRESCRIBED, _ACTIVE = FactStatus.STOPPED, FactStatus.PRESCRIBED, Fact
 _CHANGE_RU = r"(?:увеличил|уменьшил|снизил|повысил|поднял|изменил|поменял|скорректировал|удвоил|понизил)\w*"
 _CHANGE_EN = r"(?:increased|raised|upped|lowered|decreased|reduced|changed|adjusted|doubled|halved)"
 _TAKE_RU = r"(?:принимать|пить|колоть|использовать)"
+_CHANGED = rx(rf"{_CHANGE_RU}|\b{_CHANGE_EN}\b|\bbumped\b")
 
 
 def _patterns(status: FactStatus, *patterns: str) -> list[tuple[re.Pattern[str], FactStatus]]:
@@ -52,7 +53,7 @@ _CUES = [
     *_patterns(
         _PRESCRIBED,
         r"\b(?:назначила?|назначили|выписала?|выписали|прописала?|прописали)\b|\bназначен\w*",
-        r"\bprescribed\b|\b(?:put|started)\s+me\s+on\b",
+        r"\bprescribed\b|\b(?:prescription|script|rx)\s+for\b|\bрецепт\s+на\b",
         r"\b(?:рекомендовала?|рекомендовали|посоветовала?|посоветовали|recommended|advised)\b",
     ),
     *_patterns(
@@ -62,6 +63,8 @@ _CUES = [
         r"\bвернул(?:ся|ась)\s+к\b|\bтеперь\s+на\b",
         r"\b(?:take|takes|use|inject)\b|\btaking\b|\b(?:now|currently)\s+on\b",
         r"\b(?:i\s+am|i'm|im)\s+(?:currently\s+|still\s+|now\s+)?(?:taking|on|using)\b",
+        # "Doc started me on X", "the GP put me on X", "посадили на X": the treatment is under way
+        r"\b(?:put|started|restarted|kept)\s+me\s+(?:back\s+)?on\b|\bпосадил[аи]?\s+(?:меня\s+)?на\b",
         r"\b(?:have|'ve|i've)\s+been\s+(?:taking|on|using)\b"
         r"|\b(?:started|began|start)\s+(?:taking|on|using)\b"
         # "I started metformin 500 mg", "I've restarted it": the drug itself is the object
@@ -74,13 +77,27 @@ _CUES = [
         rf"|дозировку)\s+(?:[\w-]+\s+){{0,3}}?{_CHANGE_RU}",
         rf"\b{_CHANGE_EN}\s+(?:my\s+|the\s+|his\s+|her\s+)?(?:[\w-]+\s+)?(?:dose|dosage)\b",
         rf"\b(?:dose|dosage)\s+(?:of\s+[\w-]+\s+)?(?:was\s+|has\s+been\s+|got\s+|is\s+)?{_CHANGE_EN}\b",
+        # "they bumped my sertraline up to 100", "upped the Zoloft to 150 mg"
+        rf"\b(?:bumped|{_CHANGE_EN})\s+(?:my\s+|the\s+|his\s+|her\s+)?(?:[\w-]+\s+){{1,2}}?(?:up|down|back)?"
+        r"\s*(?=(?:to\s+)?\d)",
     ),
 ]
+# "the GP gave me sumatriptan", "врач дал мне ...": a prescription, when a doctor (or a hospital)
+# gives; only a drug named after the cue ("the doctor said amoxicillin gave me a rash" is no cue).
+_GIVEN = rx(
+    r"\b(?:gave|given|handed|sent)\s+me\b(?:\s+home\s+with\b)?(?:\s+(?:a|an|some)\s+(?:prescription|script"
+    r"|course|pack|box|bottle)\s+(?:for|of)\b)?|\b(?:wrote|written)\s+me\s+(?:a\s+|an\s+)?(?:prescription|script"
+    r"|rx)\s+for\b|\b(?:дала?|дали|выдала?|выдали)\s+(?:мне\s+)?(?:(?:курс|рецепт)\s+(?:на\s+)?)?"
+)
 _ADVICE = rx(r"рекомендова|посоветова|recommended|advised")
 _DOCTOR = rx(
     r"\b(?:врач\w*|доктор\w*|терапевт\w*|кардиолог\w*|эндокринолог\w*|невролог\w*|гинеколог\w*|уролог\w*"
-    r"|педиатр\w*|специалист\w*|doctor|dr|physician|gp|cardiologist|endocrinologist|neurologist|specialist)\b"
+    r"|педиатр\w*|специалист\w*|психиатр\w*|дерматолог\w*|стоматолог\w*|в\s+больнице|в\s+поликлинике"
+    r"|в\s+травмпункте|скорая|doctors?|docs?|dr|physicians?|gps?|cardiologist|endocrinologist|neurologist"
+    r"|specialist|psychiatrist|dermatologist|dentist|rheumatologist|gastroenterologist|gyn\w*|ob-?gyn|nurse"
+    r"|pharmacist|hospital|the\s+er|emergency\s+room|a&e|clinic|urgent\s+care|walk-in)\b"
 )
+_THEY = rx(r"\W*(?:and\s+|then\s+|so\s+)?they\b")
 _SWITCH_TO = rx(r"\b(?:на|to|with)\s+$")
 _SWITCH = rx(
     r"\b(?:переш(?:ел|ла)|перевели|перевела?|заменил\w*|поменял\w*|сменил\w*|switched|changed"
@@ -124,6 +141,7 @@ class _Cue:
     start: int
     end: int
     advice: bool = False
+    given: bool = False  # "gave me": a doctor's, and only for what follows
 
 
 # "anything except X", "ничего, кроме X", "除了X": what follows is the exception to a "none"
@@ -157,6 +175,13 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         seen.add((normalized.key, status))
         next_start = drugs[index + 1][0] if index + 1 < len(drugs) else len(s.text)
         attributes, last = details(s, a, b, next_start, drugs[index - 1][1] if index else 0)
+        changed = cue is not None and bool(_CHANGED.search(s.low, cue.start, cue.end))
+        if status is _ACTIVE and changed and "dose_value" not in attributes:
+            # "подняли дозу сертралина до 100": the new value, its unit unsaid
+            bare = BARE_VALUE.search(s.low, b, s.clause(a)[1])
+            if bare and 0 < float(bare.group("val").replace(",", ".")) < 100_000:
+                attributes["dose_value"] = float(bare.group("val").replace(",", "."))
+                last = max(last, bare.end())
         if normalized.code:
             attributes["atc_code"] = normalized.code
         clause_low = s.low[slice(*s.clause(a))]
@@ -190,6 +215,7 @@ def _cues(s: Sentence) -> list[_Cue]:
         for pattern, status in _CUES
         for m in pattern.finditer(s.low)
     ]
+    found += [_Cue(_PRESCRIBED, m.start(), m.end(), given=True) for m in _GIVEN.finditer(s.low)]
     # "больше не принимаю" also contains "принимаю": the longer, more specific cue wins.
     kept = [
         c
@@ -261,6 +287,8 @@ def _status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
         return _ACTIVE if dose_near(s.low, b) and lead in ("", "да", "yes", "ага", "sure") else None
     if cue.advice and not _DOCTOR.search(s.low):
         return None  # a friend's advice is not a prescription
+    if cue.given and (cue.start > a or not (_DOCTOR.search(s.low) or _THEY.match(s.low, s.clause(a)[0]))):
+        return None  # "amoxicillin gave me a rash", "a friend gave me some": no prescription
     if cue.status is _STOPPED and EXCEPT.search(s.low, cue.end, a):
         return _ACTIVE  # "I don't take anything except vitamin D": the exception is taken
     clause_start = s.clause(a)[0]

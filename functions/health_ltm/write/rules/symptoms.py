@@ -19,6 +19,8 @@ _PAIN = rx(
 _SELF_WORDING = rx(
     r"\b(?:болит|болят|болела|болело|тошнит|подташнивает|знобит|кружится|кашляю|чихаю|температурю|задыхаюсь"
     r"|беспокоит|беспокоят|мучает|мучают|появил\w*|началась?|начался|началось)\b"
+    # a pseudo-negation with no subject is the speaker's: "can't stop sneezing", "не могу перестать чихать"
+    r"|\b(?:can'?t|cannot|can\s+not)\s+stop\b|\bне\s+могу\s+(?:перестать|остановиться)\b|\bне\s+перестаю\b"
 )
 _INDICATION_BEFORE = rx(r"\b(?:от|для|при|против|for|against)\s+(?:my\s+|the\s+|этой\s+|сильной\s+)?$")
 _RESOLVED = rx(
@@ -43,6 +45,7 @@ _ALLERGY_CONTEXT = rx(r"аллерг|allerg")  # "allergic to X, I get hives" de
 _VERB_SYMPTOMS = [
     (rx(r"\bкашля\w*|\bпокашлива\w*|\bcoughing\b"), "кашель", "cough"),
     (rx(r"\bтошнит\b|\bподташнивает\b|\bnauseous\b"), "тошнота", "nausea"),
+    (rx(r"\bчиха(?:ть|ю)\b|\bрасчихал\w*"), "чихание", "sneezing"),
     (rx(r"\bзнобит\b|\bshivering\b"), "озноб", "chills"),
     (
         rx(r"\bне\s+могу\s+(?:уснуть|заснуть|спать)\b|\bcan'?t\s+sleep\b|\bcannot\s+sleep\b"),

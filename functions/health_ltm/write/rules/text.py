@@ -235,6 +235,33 @@ THIRD_PARTY = rx(
     r"|\b(?:many|most|some|lots\s+of|a\s+lot\s+of|all|other)\s+(?:people|patients|women|men|kids|children|folks)\b"
     r"|\b(?:многие|большинство|некоторые)\b(?:\s+(?:люди|пациенты|дети))?|\bу\s+многих\b|\bлюди\b"
 )
+# A retraction too: what the user said of themselves was someone else's ("Actually no — that was my
+# brother", "перепутала — это у дочки", "不对，过敏的是我女儿，不是我"). A cue of correction or a
+# "not me" is required: "..., my brother too" takes nothing back.
+_ZH_SOMEONE = (
+    r"(?:我|我的)(?:女儿|儿子|孩子|妈妈|妈|母亲|爸爸|爸|父亲|哥哥|弟弟|姐姐|妹妹"
+    r"|老婆|老公|妻子|丈夫|爱人|奶奶|爷爷|外婆|外公|姥姥|姥爷)"
+)
+_OF = r"(?:моей\s+|моего\s+|моих\s+)?"
+# ... and the person ends the statement: "it's my brother who got me tested" takes nothing back.
+_ENDS_EN = (
+    r"(?:'s)?(?=\s*(?:[.,;:!?—–-]|$)|\s+who(?:'s|\s+is|\s+was|\s+has)?\s+(?:allergic|the\s+one)"
+    r"|\s+(?:is|was)\s+the\s+one)"
+)
+_ENDS_RU = r"(?=\s*(?:[.,;:!?—–-]|$)|\s+(?:аллерги\w*|был[аио]?|есть)\b)"
+_SOMEONE_ELSES = (
+    r"\b(?:no|nope|actually|wait|sorry|oops|my\s+mistake|my\s+bad|mixed\s+(?:it\s+|that\s+)?up)\b[\s,.!—–-]+"
+    rf"(?:\w+[\s,.!—–-]+){{0,2}}?(?:that|it|this)(?:'s|\s+is|\s+was)\s+(?:actually\s+)?(?:my|our)\s+{_PERSON}\b"
+    rf"{_ENDS_EN}"
+    rf"|\b(?:it'?s|it\s+(?:is|was)|that'?s|that\s+(?:is|was))\s+(?:my|our)\s+{_PERSON}\b[^.!?]{{0,60}}?,?\s+not\s+me\b"
+    rf"|\b(?:my|our)\s+{_PERSON}\s+(?:is|was)\s+the\s+one\b[^.!?]{{0,60}}?,?\s+not\s+me\b"
+    r"|\b(?:нет|ой|точнее|вернее|на\s+самом\s+деле|ошиблась|ошибся|перепутала|перепутал)\b[\s,.!—–-]+"
+    rf"(?:\w+[\s,.!—–-]+){{0,2}}?это\s+(?:не\s+у\s+меня,?\s+а\s+)?у\s+{_OF}{_PERSON}\b{_ENDS_RU}"
+    rf"|\bне\s+у\s+меня\s*,?\s*а\s+у\s+{_OF}{_PERSON}\b|\bу\s+{_OF}{_PERSON}\b[^.!?]{{0,60}}?,?\s+а\s+не\s+у\s+меня\b"
+    rf"|(?:不对|搞错|弄错|记错|说错)[^。！？]{{0,8}}?是{_ZH_SOMEONE}"
+    rf"|是{_ZH_SOMEONE}(?:过敏|对[^。！？]{{1,8}}过敏)?[，,]?\s*(?:而)?不是我"
+)
+RETRACTION = rx(RETRACTION.pattern + "|" + _SOMEONE_ELSES)
 
 
 # "He had many strokes", "Она болеет диабетом"; but "She prescribed me metformin" is about the user.
