@@ -66,6 +66,8 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("recall_stored", "recall, stored at all", ""),
             ("precision_shown", "precision (shown facts)", ""),
             ("heldout_recall_shown", "heldout recall, shown", ""),
+            ("blind_held_recall_shown", "blind_held recall, shown (written blind, never tuned on)", ""),
+            ("blind_held_precision_shown", "blind_held precision, shown", ""),
             ("relative_as_self", "relative / other person stored as self", "0"),
             ("affirmed_as_absent", "affirmed stored as absent", "0"),
             ("denied_as_present", "denied stored as present", "0"),

@@ -10,7 +10,7 @@ from bench.eval.common import load_jsonl
 from bench.eval.extraction import expected_key
 
 from health_ltm.domain.models import AssertionKind
-from health_ltm.domain.sections import ALLOWED_STATUSES, FactStatus, Section
+from health_ltm.domain.sections import ALLOWED_STATUSES, SECTIONS_WITH_STATUS, FactStatus, Section
 
 SECTIONS = {s.value for s in Section}
 
@@ -198,3 +198,20 @@ def test_every_dialogue_label_is_well_formed_and_gets_a_key(dialogue_rows):
             assert "name" in item or ("section_status" in item and item["section"] in SECTIONS), row["id"]
             if "section" in item and "name" in item:
                 assert label_keys(item), row["id"]
+
+
+def test_the_blind_dialogues_are_their_own_set_in_three_languages_and_two_splits():
+    rows = load_jsonl("dialogues_blind.jsonl")
+    assert len(rows) == 45 and len({r["id"] for r in rows}) == 45
+    assert Counter(r["lang"] for r in rows) == {"ru": 15, "en": 15, "zh": 15}
+    assert Counter(r["split"] for r in rows) == {"blind_tune": 24, "blind_held": 21}
+    sections = {s.value for s in Section}
+    for row in rows:
+        assert {e["section"] for e in row["expected"]} <= sections, row["id"]
+        assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
+        assert set(row["expected_sections"].values()) <= SECTION_STATUSES, row["id"]
+        assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
+    def said(dialogues):  # what users said, beyond the shortest answers ("no", "42")
+        return {m["text"] for r in dialogues for f in r["fragments"] for m in f if m["role"] == "user"}
+
+    assert not {t for t in said(load_jsonl("dialogues.jsonl")) & said(rows) if len(t) > 12}

@@ -74,9 +74,9 @@ SAFETY_SECTIONS: tuple[Section, ...] = (
 # Facts in these sections are active at first mention; the others start as candidates and wait
 # for a second mention (in another message) or an explicit "remember" (seed 003).
 ACTIVE_AT_FIRST_MENTION: frozenset[Section] = frozenset(set(Section) - {Section.LIFESTYLE})
-# Lifestyle habits that change what is safe to take or advise (interactions, dosing): like the
+# Lifestyle habits that change what is safe to take or advise (interactions, dosing, nicotine): like the
 # safety sections, they are active at first mention and are never held against a stable fact.
-SAFETY_LIFESTYLE_KEYS: frozenset[str] = frozenset({"smoking", "alcohol"})
+SAFETY_LIFESTYLE_KEYS: frozenset[str] = frozenset({"smoking", "vaping", "alcohol"})
 # Keys active at first mention in a section that otherwise waits (pregnancy is a demographics
 # slot, so already active; it is listed so the rule is visible in one place).
 ACTIVE_AT_FIRST_MENTION_KEYS: dict[Section, frozenset[str]] = {

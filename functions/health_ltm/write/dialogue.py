@@ -86,9 +86,54 @@ def asks(message: Message | None) -> bool:
     return bool(_ASKING_OPENER.search(last[-1] if last[-1].strip() else text))
 
 
+# "And you?", "А у вас самих?", "您自己呢？": a question with no topic of its own, asking the user
+# what the previous question asked (about the family, or someone else).
+_SELF_FOLLOW_UP = re.compile(
+    r"(?:^|(?<=[.!?。！？\n])\s*)(?:(?:and|what|how)(?:\s+about)?\s+)?(?:you|yourself)(?:\s+yourself)?"
+    r"(?:,?\s+(?:personally|then|too))?\s*[?？]"
+    r"|(?:^|(?<=[.!?。！？\n])\s*)(?:(?:а|ну\s+а|ну)\s+)?(?:как\s+)?(?:(?:лично\s+)?у\s+вас|вы)"
+    r"(?:\s+(?:сам(?:и|а|ого|ой|их)|лично))?(?:\s+как)?\s*[?？]"
+    r"|(?:^|(?<=[.!?。！？\n])\s*)(?:那|那么)?(?:您|你)(?:自己|本人)?(?:呢|怎么样|的情况呢|有吗|呢有吗)[?？]",
+    re.IGNORECASE,
+)
+
+
+def carried_topic(text: str) -> tuple[str, str] | None:
+    """(earlier question, follow-up) when ``text`` ends with a topic-less "And you?" after a
+    question that has the topic ("Any chronic illness in the family?\nAnd you yourself?")."""
+    low = fold_in_place(text.rstrip())
+    m = _SELF_FOLLOW_UP.search(low)
+    if m is None or m.end() != len(low) or not low[: m.start()].strip():
+        return None
+    return text[: m.start()].strip(), text[m.start() : len(low)].strip()
+
+
+def _self_follow_up(message: Message) -> bool:
+    text = fold_in_place(message.text.strip())
+    return message.role is Role.ASSISTANT and bool(_SELF_FOLLOW_UP.fullmatch(text))
+
+
 def question_of(messages: Sequence[Message], index: int) -> Message | None:
     """The assistant question right before the user message at ``index`` (after earlier user
-    turns of the same answer burst too: "Any allergies?" / "yes" / "penicillin")."""
+    turns of the same answer burst too: "Any allergies?" / "yes" / "penicillin").
+
+    A topic-less "And you?" / "А у вас самих?" / "您自己呢？" comes back joined after the
+    assistant question before it in the fragment, which supplies the topic (``carried_topic``)."""
+    question = _question_of(messages, index)
+    if question is None or not _self_follow_up(question):
+        return question
+    at = next(i for i in range(index - 1, -1, -1) if messages[i] is question)
+    # the assistant's question before it that has words of its own ("And you?" twice: older still)
+    earlier = next(
+        (m for m in reversed(messages[:at]) if asks(m) and not _self_follow_up(m)),
+        None,
+    )
+    if earlier is None:
+        return question
+    return question.model_copy(update={"text": f"{earlier.text.strip()}\n{question.text.strip()}"})
+
+
+def _question_of(messages: Sequence[Message], index: int) -> Message | None:
     j = index - 1
     # Later messages of one answer burst answer it too, when what came before was short
     # ("Any allergies?" / "yes" / "penicillin"); a new long statement is no answer.

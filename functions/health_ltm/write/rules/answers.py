@@ -16,16 +16,17 @@ user turn that opens with its own topic ("из лекарств — только
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...domain.attributes import Relative
 from ...domain.models import AssertionKind, EvidenceKind, Experiencer
 from ...domain.sections import SECTIONS_WITH_STATUS, FactStatus, Section
 from ...domain.text import CJK, fold_in_place
-from ..dialogue import AnswerShape, answer_shape, last_question, rest_after_marker
+from ..dialogue import AnswerShape, answer_shape, carried_topic, last_question, rest_after_marker
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
 from .chinese import _reaction as zh_reaction
+from .chinese import _who as zh_who
 from .chinese import zh_dose, zh_relative
 from .dates import find_date, parse_number
 from .medication_details import DOSE, _dose_match, details
@@ -113,6 +114,28 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         rx(r"symptom|what\s+brings\s+you|bothering\s+you|беспокоит|жалоб|症状|哪里不舒服"),
     ),
 ]
+# "Have you tried anything for it?", "Пробовали что-нибудь?", "试过什么办法吗？": what was taken for
+# the complaint; a no says nothing about the whole section.
+_TRIED = rx(
+    r"\btr(?:y|ied|ying)\s+(?:any|anything|something|some|what)\b|\bwhat\s+(?:have|did)\s+you\s+(?:tried|try)\b"
+    r"|\bwhat\s+(?:helps|have\s+you\s+(?:done|used|taken))\b|\b(?:done|used|taken)\s+anything\s+for\b"
+    r"|\bпробовал\w*\b|\bпопробовал\w*\b|\bчем\s*-?\s*(?:нибудь|то)?\s*(?:лечил\w*|снимал\w*|мазал\w*)"
+    r"|\bчто\s*-?\s*(?:нибудь|то)?\s*(?:принимал\w*|пил\w*|делал\w*)\b|\bчто\s+помогает\b"
+    r"|试过|用过什么|吃过什么|吃了什么|用了什么|怎么处理|处理过"
+)
+# Remedies that are no drug: "ibuprofen, ice, rest", "нурофен, покой".
+_NOT_A_DRUG = word_set(
+    "ice icing rest resting heat heating pad pads massage massages stretching stretches stretch physio "
+    "physiotherapy yoga sleep sleeping water compress compresses brace bandage tape exercise exercises "
+    "walking cold warm hot bath baths shower elevation elevating nothing helps help helped works "
+    "лед лёд льдом покой отдых тепло грелка грелку массаж компресс компрессы растирание зарядка упражнения "
+    "бандаж ортез сон ванна ванну душ помогает помогло помог "
+    # a form, not a name: "нурофен, мазь", "some cream"
+    "ointment cream creams lotion spray drops painkillers мазь мази мазью крем кремом гель гелем спрей капли "
+    "обезболивающее обезболивающие таблетки таблетку "
+    # what the pills are for, not their name: "давление повышенное, пью таблетки"
+    "давление давления давлением сахар сахара холестерин холестерина pressure sugar cholesterol"
+)
 # "Any NEW medications?", "any OTHER conditions?": a no says nothing about the whole section.
 _PARTIAL = rx(
     r"\b(?:new|recent(?:ly)?|other|else|changes?|additional|more|lately|today|currently\s+new)\b"
@@ -153,7 +176,10 @@ _ITEM_SPLIT = re.compile(r",|;|\s+(?:и|или|а\s+также|and|or|plus|as\s+
 _ITEM_LEAD = rx(
     r"^(?:(?:just|only|only\s+a|a|an|the|my|some|also|baby|low-?dose|daily|just\s+a|только|лишь|разве\s+что"
     r"|ещё|еще|также|тоже|иногда|sometimes|occasionally|usually|mostly|mainly|daily|every\s+day"
-    r"|i\s+take|i'm\s+on|i\s+am\s+on|i\s+use|принимаю|пью|на|to|from|只有|只|就|还有|吃)\s+)+"
+    r"|i\s+take|i'm\s+on|i\s+am\s+on|i\s+use|принимаю|пью|на|to|from|只有|只|就|还有|吃"
+    # "пила цитрамон", "took some advil", "tried tylenol": a verb before the name
+    r"|пил[аи]?|выпил[аи]?|попил[аи]?|принимал[аи]?|пробовал[аи]?|мазал[аи]?|мажу|took|tried|used|had"
+    r"|i\s+(?:took|tried|used|had)|i've\s+(?:tried|taken|used|been\s+taking)|been\s+taking|taking|using)\s+)+"
 )
 _NOT_A_NAME = word_set(
     "yes no yeah nope just only that's it that all thanks thank you sure okay ok well um uh hmm maybe "
@@ -239,9 +265,27 @@ class Question:
     subjects: list[Subject] = field(default_factory=list)
     partial: bool = False  # asks about something new/other: a no is not about the whole section
     restatement: bool = False
+    topic_text: str = ""  # the sentence the subjects were read from, when not ``text`` ("And you?")
+
+    @property
+    def topic(self) -> str:
+        """The asking sentence that names the subject; the terms' positions are in it."""
+        return self.topic_text or self.text
 
 
 def read_question(text: str) -> Question:
+    carried = carried_topic(text)
+    if carried is None:
+        return _read_question(text)
+    # "Any chronic illness in the family?" / ... / "And you yourself?": the earlier question's
+    # topic, asked about the user.
+    earlier, follow_up = carried
+    question = _read_question(earlier, about_the_user=True)
+    question.topic_text, question.text, question.restatement = question.text, follow_up, False
+    return question
+
+
+def _read_question(text: str, about_the_user: bool = False) -> Question:
     asked = last_question(text)
     low = fold_in_place(asked)
     # "allergies to medicines, foods or anything else?" lists examples; "any other problems?" narrows.
@@ -249,13 +293,22 @@ def read_question(text: str) -> Question:
     question = Question(
         asked, partial=bool(_PARTIAL.search(narrowing)), restatement=bool(_RESTATEMENT.search(low))
     )
-    relative_match = RELATIVE.search(low)
+    relative_match = None if about_the_user else RELATIVE.search(low)
     relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
     seen: set[tuple[Section, str | None]] = set()
     for section, slot, pattern in _TOPICS:
         if pattern.search(low) and (section, slot) not in seen:
             seen.add((section, slot))
+            if about_the_user and section is Section.FAMILY_HISTORY:
+                continue  # "... in your family?" / "And you?": the user's own
             question.subjects.append(Subject(section, slot))
+    if _TRIED.search(low) and (Section.MEDICATIONS, None) not in seen and not question.subjects:
+        seen.add((Section.MEDICATIONS, None))
+        question.subjects.append(Subject(Section.MEDICATIONS))
+        question.partial = True  # "tried anything for it?" / "no": not "no medications at all"
+    if about_the_user and not question.subjects and (Section.FAMILY_HISTORY, None) in seen:
+        # "What runs in your family?" / "And you?": the user's own conditions
+        question.subjects.append(Subject(Section.CHRONIC_CONDITIONS))
     family_question = any(s.section is Section.FAMILY_HISTORY for s in question.subjects)
     if family_question:
         # "What is your family medical history?", "does alcoholism run in your family?": the
@@ -319,7 +372,7 @@ def read_question(text: str) -> Question:
         # "Are you still taking it?": the drug the conversation is about (write/focus.py finds it)
         question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
         question.subjects.append(Subject(Section.MEDICATIONS, _IN_FOCUS, whole_section=False))
-    if _ABOUT_OTHERS.search(low) or _THIRD_PERSON.search(low):
+    if not about_the_user and (_ABOUT_OTHERS.search(low) or _THIRD_PERSON.search(low)):
         # "Is anyone in the household a smoker?", "Has he had a fever?": not the user; family
         # history keeps its own reading.
         question.subjects = [s for s in question.subjects if s.section is Section.FAMILY_HISTORY]
@@ -349,6 +402,16 @@ def extract(
     if shape is AnswerShape.NO and EXCEPT.search(fold_in_place(answer)):
         shape = AnswerShape.CONTENT  # "nothing except the pill": what it names, not a none
     offset, rest = colloquial[1:] if colloquial is not None else rest_after_marker(answer)
+    if shape in (AnswerShape.YES, AnswerShape.NO) and offset and CJK.search(answer[:offset]):
+        kinds = tuple(k for s in question.subjects for k in _LISTED_KINDS.get(s.section, ()))
+        if any(t.start < offset for t in find_terms(kinds, answer)):
+            # "对乙酰氨基酚，不管用": 对 begins the drug's name, no yes
+            shape, offset, rest = AnswerShape.CONTENT, 0, answer
+    own_no = _OWN_NO.match(fold_in_place(answer)) if shape is AnswerShape.CONTENT else None
+    if own_no is not None:
+        # "у меня нет, а у папы был инфаркт", "我没有，我爸有高血压": a no for the user
+        shape, offset = AnswerShape.NO, own_no.end()
+        rest = answer[offset:]
     if shape is AnswerShape.NO and _HEALTHY_ONLY.fullmatch(fold_in_place(rest)):
         offset, rest = len(answer), ""  # "nah, healthy as a horse": nothing named after the no
     drafts: list[Draft] = []
@@ -542,6 +605,16 @@ _HEALTHY_ONLY = rx(
     r"(?:\s+как\s+(?:бык|конь|лошадь))?|ничем\s+не\s+болею|身体(?:很|挺|非常|特别|一直)?(?:好|健康|棒)(?:着呢|得很|的很)?|健康)"
     r"(?:\s*,?\s*(?:thank\s+god|thankfully|слава\s+богу|тьфу[\s-]+тьфу(?:[\s-]+тьфу)?))?[\W呢啊的]*)?"
 )
+# A no for the user alone, before a clause about someone else: "у меня нет, а у папы ...", "not me,
+# but my dad ...", "我没有，我爸有高血压", "我自己倒没有".
+_OWN_NO = rx(
+    r"\s*(?:(?:у\s+меня|я|лично\s+у\s+меня|у\s+меня\s+сам\w*|у\s+самого|у\s+самой|сам[аи]?)"
+    r"(?:\s*[-—–]\s*|\s+(?:то|лично|самого|самой|вроде|вот|лично\s+у\s+меня))*\s*"
+    r"(?:нет+|не\s+было|ничего(?:\s+такого)?|нету|никаких|не\s+болею|не\s+болел\w*|ничем\s+не\s+болею)"
+    r"|not\s+me|me\s+no|me,?\s+(?:no|nothing|none)|myself,?\s+(?:no|nothing|none)|i\s+myself\s+(?:don'?t|haven'?t)"
+    r"|我(?:自己|本人)?(?:倒是?|是|还)?(?:从来)?(?:没有|没|不)(?:什么|过)?"
+    r")(?=\s*(?:$|[,.!;:—–\-，。！；：]|(?:а|но|but|though|while|whereas)\b))[\s,.!;:—–\-，。！；：]*"
+)
 _HEALTHY_SECTIONS = frozenset({Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.SYMPTOMS})
 
 
@@ -576,32 +649,32 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             for s in subjects
             if (pattern := _TOPIC_OF.get((s.section, s.slot))) is not None and pattern.search(denied_part)
         ]
-    dose = _new_dose(question.text, answer)
+    dose = _new_dose(question.topic, answer)
     for subject in subjects:
         if subject.section is Section.MEDICATIONS and dose and (subject.slot == _IN_FOCUS or subject.terms):
             # "Is that still 10 mg of lisinopril?" / "no, 20 now": the no is about the dose
             corrected = (
                 [_in_focus(answer, FactStatus.ACTIVE)]
                 if subject.slot == _IN_FOCUS
-                else _terms_with_status(subject, answer, negative=False, question_text=question.text)
+                else _terms_with_status(subject, answer, negative=False, question_text=question.topic)
             )
             for draft in corrected:
                 draft.attributes = {**draft.attributes, **dose}
             drafts += corrected
             continue
         if subject.slot == _IN_FOCUS:
-            if _STILL.search(question.text):  # "Are you still taking it?" / "no": it ended
+            if _STILL.search(question.topic):  # "Are you still taking it?" / "no": it ended
                 drafts.append(_in_focus(answer, FactStatus.STOPPED))
             continue
-        if subject.terms and _BEFORE.search(fold_in_place(question.text)):
+        if subject.terms and _BEFORE.search(fold_in_place(question.topic)):
             continue  # "back pain before this injury?" / "no": nothing about the back pain now
         if subject.terms:
             drafts += _terms_with_status(
                 subject,
                 answer,
                 negative=True,
-                still=bool(_STILL.search(question.text)),
-                question_text=question.text,  # the name as the question said it
+                still=bool(_STILL.search(question.topic)),
+                question_text=question.topic,  # the name as the question said it
             )
             if not subject.whole_section:
                 continue
@@ -618,7 +691,8 @@ def _denied(question: Question, answer: str) -> list[Draft]:
 def _relative_has_it(question: Question, answer: str) -> list[Draft]:
     """A "no" about the user that names a relative who has the disease asked about: that
     relative's family history ("No, but my mother does")."""
-    _, rest = rest_after_marker(answer)  # what follows the "no"
+    own = _OWN_NO.match(fold_in_place(answer))  # "not me, but my mother does"
+    rest = answer[own.end() :] if own else rest_after_marker(answer)[1]  # what follows the "no"
     low = fold_in_place(rest)
     if _answer_relative(rest) is None or not _RELATIVE_HAS.search(low) or _NEITHER.search(low):
         return []
@@ -626,7 +700,9 @@ def _relative_has_it(question: Question, answer: str) -> list[Draft]:
     for subject in question.subjects:
         if subject.section in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES) and subject.terms:
             family = Subject(Section.FAMILY_HISTORY, terms=subject.terms, whole_section=False)
-            drafts += _terms_with_status(family, rest, negative=False, question_text=question.text)
+            drafts += _terms_with_status(family, rest, negative=False, question_text=question.topic)
+    for draft in drafts:
+        draft.span = _whole(answer)  # the evidence is the whole answer, not what follows the no
     return drafts
 
 
@@ -682,7 +758,7 @@ def _affirmed(question: Question, answer: str, ctx: Context) -> list[Draft]:
         if len(subject.terms) > 1:
             continue  # "Any fever, nausea or vomiting?" / "Yes": which of them is not said
         if subject.terms:
-            named = _terms_with_status(subject, answer, negative=False, question_text=question.text)
+            named = _terms_with_status(subject, answer, negative=False, question_text=question.topic)
             if subject.section is Section.VACCINATIONS:
                 when = find_date(fold_in_place(answer), ctx.today)  # "yep, last week"
                 for draft in named:
@@ -704,7 +780,7 @@ def _vaccine_done(question: Question, answer: str, ctx: Context) -> list[Draft]:
     if not _DONE.search(fold_in_place(answer)):
         return []
     subjects = [s for s in question.subjects if s.section is Section.VACCINATIONS and s.terms]
-    return _affirmed(Question(question.text, subjects), answer, ctx) if subjects else []
+    return _affirmed(replace(question, subjects=subjects), answer, ctx) if subjects else []
 
 
 def _terms_with_status(
@@ -776,7 +852,7 @@ def _relatives_answer(question: Question, answer: str) -> list[Draft]:
     drafts: list[Draft] = []
     for subject in question.subjects:
         if subject.section is Section.FAMILY_HISTORY and subject.terms:
-            drafts += _terms_with_status(subject, answer, negative=False, question_text=question.text)
+            drafts += _terms_with_status(subject, answer, negative=False, question_text=question.topic)
     return drafts
 
 
@@ -791,12 +867,13 @@ def _content(
     drafts: list[Draft] = []
     for subject in question.subjects:
         if subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
-            drafts += _habit(subject.slot, answer)
+            past = bool(_PAST_QUESTION.search(fold_in_place(question.text)))
+            drafts += _habit(subject.slot, answer, past=past)
         elif subject.slot == "birth_year":
             drafts += _age(answer, ctx)
         elif subject.slot == "pregnancy":
             if not negative and re.search(r"\d|week|month|недел|месяц|周|月", fold_in_place(answer)):
-                drafts += _affirmed(Question(question.text, [subject]), answer, ctx)
+                drafts += _affirmed(replace(question, subjects=[subject]), answer, ctx)
         elif subject.section in _LISTED_KINDS:
             drafts += _named(subject, answer, offset, negative)
     return drafts
@@ -899,6 +976,10 @@ def _someone_else(text: str, pos: int) -> bool:
     if found is None:
         return False
     sentence, local = found
+    if CJK.search(sentence.text):
+        who = zh_who(sentence, local)  # "我没有，我爸有高血压": the father's
+        if who.kind != "self" and not who.self_too:
+            return True
     clause_start, _ = sentence.clause(local)
     return third_party_before(sentence, local) or bool(RELATIVE.search(sentence.low, clause_start, local))
 
@@ -906,8 +987,9 @@ def _someone_else(text: str, pos: int) -> bool:
 def _own_details(attributes: dict, low: str, end: int, next_start: int) -> dict:
     """Frequency and time of day belong to the drug they follow, not to the whole answer."""
     own = low[end:next_start]
+    item = re.split(r"[,;，；]", own, maxsplit=1)[0]  # "нурофен, мазь": the ointment's route is not its
     for key in ("frequency", "time_of_day", "indication", "route"):
-        if key in attributes and not _said_in(key, attributes[key], own):
+        if key in attributes and not _said_in(key, attributes[key], item if key == "route" else own):
             attributes.pop(key)
     return attributes
 
@@ -952,6 +1034,8 @@ def _unknown_names(
         word = low[word_start:word_end]
         if len(word) < 4 or word in _NOT_A_NAME or word in FUNCTION_WORDS or word in VAGUE:
             continue
+        if word in _NOT_A_DRUG:  # "ice, rest", "мазь": a remedy or a form, no drug's name
+            continue
         if _QUIT_FORWARD.fullmatch(word) or _NOW.fullmatch(word) or _QUIT_VERB.match(word):
             continue  # "Раньше пил эналаприл", "Now only metformin": a time word, not a name
         if find_terms(kinds_for(Section.SYMPTOMS), word) or (
@@ -968,9 +1052,17 @@ def _unknown_names(
     return out
 
 
-def _habit(slot: str, answer: str) -> list[Draft]:
+# A question about the habit before now ("А до этого долго курили?", "did you smoke before?",
+# "以前抽吗？"): an amount in the answer describes a former habit, not a current one.
+_PAST_QUESTION = rx(
+    r"\bдо\s+этого\b|\bраньше\b|\bпрежде\b|\bв\s+прошлом\b|\bbefore\s+(?:that|then)\b|\bin\s+the\s+past\b"
+    r"|\bused\s+to\b|\bprior\s+to\s+that\b|以前|之前|过去"
+)
+
+
+def _habit(slot: str, answer: str, past: bool = False) -> list[Draft]:
     low = fold_in_place(answer)
-    if _QUIT.search(low):
+    if _QUIT.search(low) or (past and not (_STILL.search(low) or _NOW.search(low))):
         return [
             _draft(
                 Section.LIFESTYLE,

@@ -789,12 +789,32 @@ _F_UNSURE = re.compile(
     r"(?:不知道|不清楚|不了解)[^，。]{0,6}?(?:家族史|家里|家人|父母|亲生父母|家族)|被(?:领养|收养)"
 )
 _AGE_AT = re.compile(rf"({_ZH_NUM})\s*(?:周)?岁")
+# A level said to be a bit high ("血压有点高", "血糖偏高", "胆固醇一直比较高"): the condition of that
+# level, the phrase its own cue; high blood sugar is hyperglycemia, not diabetes.
+_HIGH_LEVEL = re.compile(
+    r"(?P<what>血压|血糖|胆固醇|血脂)(?:有点儿?|有一点|有些|稍微|稍|略|一直|总是|也|都|还|本来就|比较|偏)*"
+    r"(?:偏高|高)(?![兴度])"
+)
+_LEVEL_CONDITION = {"血压": "高血压", "血糖": "高血糖", "胆固醇": "高血脂", "血脂": "高血脂"}
+
+
+def _with_high_levels(s: Sentence, terms: list[Term]) -> list[Term]:
+    """The table's conditions, and each level said to be high in place of a name inside it."""
+    for m in _HIGH_LEVEL.finditer(s.low):
+        found = find_terms(("condition",), _LEVEL_CONDITION[m.group("what")])
+        if not found:
+            continue
+        inside = [t for t in terms if m.start() <= t.start and t.end <= m.end()]
+        if any(t.start < m.end() and m.start() < t.end for t in terms if t not in inside):
+            continue
+        terms = [t for t in terms if t not in inside] + [Term(found[0].entry, m.start(), m.end())]
+    return sorted(terms, key=lambda t: t.start)
 
 
 def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[tuple[Section, str, str]] = set()
-    terms = _terms(("condition",), s)
+    terms = _with_high_levels(s, _terms(("condition",), s))
     # A name inside a longer symptom's (麻疹 in 荨麻疹, hives): CJK has no word boundary to tell.
     wider = [t for t in _terms(("symptom",), s) if any(t.end - t.start > c.end - c.start for c in terms)]
     for term in terms:
@@ -927,7 +947,7 @@ def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) 
             return out
     elif who.kind == "other":
         return []
-    if not _C_CUE.search(s.low):
+    if not _C_CUE.search(s.low) and not _HIGH_LEVEL.fullmatch(s.low, a, b):
         return out
     chronic = bool(term.entry.extra.get("chronic"))
     section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES
@@ -977,6 +997,12 @@ _SITE_KEY = {
 _S_SKIP_BEFORE = re.compile(r"(?:治疗?|止|退|缓解|预防|防止?|对付|针对|为了|用于|一)$")
 _S_SKIP_AFTER = re.compile(r"^(?:的)?(?:药|时|的时候|的话)")
 _S_RESOLVED = re.compile(r"(?<![没不])好了|已经好了|退了|消失了|止住了|痊愈|康复|没事了|不见了|没了")
+# A symptom said only by its verb, as ended: "已经不拉了", "不吐了", "烧退了", "不咳了".
+_S_VERB_ENDED = re.compile(
+    r"(?:已经|也|都|就|终于|现在)?(?:不(?:再)?|没(?:有)?再)(?P<verb>拉|泻|吐|烧|咳)(?:肚子)?了"
+    r"|(?P<verb2>烧)(?:已经|也)?退(?:下去)?了|退(?P<verb3>烧)了"
+)
+_S_VERB_KEY = {"拉": "腹泻", "泻": "腹泻", "吐": "呕吐", "烧": "发烧", "咳": "咳嗽"}
 _S_STILL = re.compile(r"还没好|没好|没有好|不见好|一直不好|好不了|还没退|没退|还在|还是")
 _S_SEVERITY = [
     (re.compile(r"剧烈|严重|厉害|受不了|要命|特别|非常|死了"), "severe"),
@@ -1007,6 +1033,15 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
         key = _SITE_KEY[m.group("site")]
         hint = next((t.entry.name("zh") for t in find_terms(("symptom",), key.replace("_", " "))), key)
         mentions.append((m.start(), m.end(), hint, m.group("mid")))
+    ended = set()
+    for m in _S_VERB_ENDED.finditer(s.low):
+        if any(t.start < m.end() and m.start() < t.end for t in table) or any(
+            a < m.end() and m.start() < b for a, b, _, _ in mentions
+        ):
+            continue  # "已经不拉肚子了": the table's name is read, with its own status
+        verb = m.group("verb") or m.group("verb2") or m.group("verb3")
+        ended.add((m.start(), m.end()))
+        mentions.append((m.start(), m.end(), _S_VERB_KEY[verb], ""))
     drafts: list[Draft] = []
     seen: set[str] = set()
     for a, b, hint, mid in sorted(mentions):
@@ -1025,7 +1060,9 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
         changed = bool(re.match(r"[了啦]", rest)) or bool(
             re.search(r"已经|不再|再也", s.low[max(c_start, a - 4) : a] + mid)
         )
-        if _S_STILL.search(s.low[b:]):
+        if (a, b) in ended:
+            status = FactStatus.RESOLVED
+        elif _S_STILL.search(s.low[b:]):
             status = FactStatus.PRESENT
         elif (negated and changed) or _S_RESOLVED.search(rest):
             status = FactStatus.RESOLVED
@@ -1315,11 +1352,15 @@ def _pregnancy(s: Sentence) -> Draft | None:
 
 # --- lifestyle ----------------------------------------------------------------------------------
 _SMOKE = r"(?:抽|吸)烟"
+_ZH_SPAN = rf"(?:(?:好|有)?(?:几|{_ZH_NUM}|半)(?:个)?(?:多)?(?:年|月|个月))"
 _SMOKING = [
     (
         re.compile(
             rf"(?:已经|早就|早已|已)戒(?:了)?烟|戒了烟|戒烟(?:[^，。]{{0,6}})?了|烟(?:已经|早就)?戒了|不(?:再)?{_SMOKE}了"
             rf"|(?:以前|之前|曾经|过去)(?:也)?(?:抽|吸)(?:过)?烟|戒烟(?:{_ZH_NUM}|半)(?:个)?(?:多)?(?:年|月)"
+            # "五年没抽了", "好几年没抽烟了", "已经不抽了": off for a while now
+            rf"|{_ZH_SPAN}(?:都|也)?没(?:有)?再?(?:抽|吸)(?:过)?(?:烟)?了|{_ZH_SPAN}(?:都|也)?不(?:抽|吸)(?:烟)?了"
+            r"|(?:已经|早就|早)不(?:再)?(?:抽|吸)了"
         ),
         FactStatus.STOPPED,
     ),
@@ -1347,6 +1388,9 @@ _ALCOHOL = [
     (
         re.compile(
             rf"(?:已经|早就)?戒(?:了)?酒|酒(?:已经|早就)?戒了|不(?:再)?{_DRINK}了|不再{_DRINK}|(?:以前|之前|曾经)(?:也)?{_DRINK}"
+            # "一年没喝了", "两年没喝酒了", "已经不喝了"
+            rf"|{_ZH_SPAN}(?:都|也)?没(?:有)?再?(?:喝|碰)(?:过)?(?:酒)?了|{_ZH_SPAN}(?:都|也)?不喝(?:酒)?了"
+            r"|(?:已经|早就|早)不(?:再)?喝了"
         ),
         FactStatus.STOPPED,
     ),
@@ -1390,7 +1434,25 @@ _PER_WEEK = re.compile(r"(?:每周|一周|每星期|每个星期|一个星期)[^
 
 
 def _lifestyle(s: Sentence, ctx: Context) -> list[Draft]:
-    return _smoking(s, ctx) + _alcohol(s) + _diet(s) + _activity(s)
+    return _smoking(s, ctx) + _vaping(s) + _alcohol(s) + _diet(s) + _activity(s)
+
+
+_VAPE = re.compile(r"电子烟|雾化烟")
+_VAPE_STOPPED = re.compile(r"戒(?:了)?(?:掉)?电子烟|电子烟(?:已经|早就)?戒了|不(?:再)?(?:抽|吸|用)电子烟了")
+
+
+def _vaping(s: Sentence) -> list[Draft]:
+    """"不抽烟，但是抽电子烟": vaping is its own habit (key vaping), never the smoking one."""
+    m = _VAPE.search(s.low)
+    if not m:
+        return []
+    stopped = _VAPE_STOPPED.search(s.low)
+    if stopped:
+        return _habit(s, stopped.start(), stopped.end(), "vaping", FactStatus.STOPPED, "former")
+    if _negated(s, m.start(), window=3):
+        return _habit(s, m.start(), m.end(), "vaping", FactStatus.ABSENT, "no")
+    value = "all day" if re.search(r"一整天|整天|一天到晚|不离手|随时", s.low) else "yes"
+    return _habit(s, m.start(), m.end(), "vaping", FactStatus.PRESENT, value)
 
 
 def _habit(s: Sentence, a: int, b: int, hint: str, status: FactStatus, value: str, **dates) -> list[Draft]:
@@ -1417,6 +1479,8 @@ def _smoking(s: Sentence, ctx: Context) -> list[Draft]:
         m = pattern.search(s.low)
         if not m:
             continue
+        if "电子" in s.low[max(0, m.start() - 2) : m.end()]:
+            return []  # "抽电子烟": the vaping habit, not smoking
         end, value = m.end(), "yes"
         if status is FactStatus.PRESENT:
             c_start = s.clause(m.start())[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...domain.attributes import Relative
 from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
-from ..normalize import find_terms, normalize_name
+from ..normalize import Term, find_terms, lookup, normalize_name
 from .dates import find_since
 from .text import (
     FAMILY_WIDE,
@@ -97,6 +97,33 @@ _RULE_OUT = rx(
     r"исключ\w*|провер\w*|обследова\w*|сдать|анализ\w*|rule\s+out|ruled\s+out|check\w*|test\w*|screen\w*"
     r"|exclud\w*|not\s+sure|unsure|неясно|непонятно"
 )
+# Said the colloquial way, a level "a bit high" ("my blood pressure's a bit high", "давление
+# повышенное", "холестерин высокий"): the condition of that level, the phrase its own cue. A high
+# blood sugar is hyperglycemia, not diabetes.
+_LEVEL_OF = (
+    r"(?P<what>blood\s+pressure|\bbp|blood\s+sugar|\bsugar|\bglucose|\bcholesterol|\bдавлени\w*|\bсахар\w*"
+    r"|\bхолестерин\w*)"
+)
+_HIGH_LEVEL = rx(
+    rf"{_LEVEL_OF}(?:'s|\s+is|\s+has\s+been|\s+runs|\s+tends\s+to\s+be|\s+у\s+меня|\s+бывает)?"
+    r"(?:\s+(?:a\s+(?:little\s+)?bit|a\s+little|a\s+tad|slightly|kind\s+of|kinda|somewhat|quite|pretty|always"
+    r"|usually|still|on\s+the|немного|слегка|чуть(?:-чуть)?|всегда|постоянно|тоже|по-прежнему|до\s+сих\s+пор))*"
+    r"\s+(?:high(?:\s+side)?|elevated|raised|повышен\w*|высок\w*|завышен\w*|выше\s+нормы)\b"
+    rf"|\b(?:high|elevated|raised|повышен\w*|высок\w*)\s+(?:уровень\s+)?{_LEVEL_OF.replace('what', 'what2')}"
+)
+# "my blood pressure isn't high", "давление в норме": a level said to be fine is no condition
+_LEVEL_NAME = rx(r"blood\s+pressure|\bbp\b|cholesterol|давлени|холестерин|^сахар")
+_LEVEL_FINE_AFTER = rx(
+    r"^(?:'s|\s+is|\s+has\s+been|\s+was|\s+у\s+меня|\s+всегда|\s+always)*\s*(?:(?:is\s+not|isn't|'s\s+not|wasn't"
+    r"|not|never|не)\s+(?:\w+\s+)?(?:high|elevated|raised|a\s+problem|повышен\w*|высок\w*)|(?:normal|fine|ok"
+    r"|okay|good|perfect|in\s+range|under\s+control|нормальн\w*|в\s+норме|норма|хорош\w*|low|низк\w*"
+    r"|понижен\w*)\b)"
+)
+_LEVEL_CONDITION = (
+    (rx(r"pressure|bp|давлен"), "hypertension"),
+    (rx(r"sugar|glucose|сахар"), "high blood sugar"),
+    (rx(r"cholesterol|холестерин"), "high cholesterol"),
+)
 _CHRONIC = r"хронич\w*\s+(?:заболеван\w*|болезн\w*|диагноз\w*)"
 _SECTION_ABSENT = rx(
     rf"\b(?:нет|не\s+имею|не\s+было)\s+(?:у\s+меня\s+)?(?:никаких\s+)?{_CHRONIC}"
@@ -129,9 +156,11 @@ _FAMILY_UNSURE = rx(
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[tuple[Section, str, str]] = set()
-    for term in find_terms(_KINDS, s.text, fuzzy=True):  # "diabetis", "гипертензея"
+    for term in _terms(s):
         if _READING_AFTER.match(s.low[term.end :]):
             continue
+        if _LEVEL_NAME.search(s.low, term.start, term.end) and _LEVEL_FINE_AFTER.match(s.low[term.end :]):
+            continue  # "my blood pressure is normal", "давление не повышенное": no condition said
         if _INDICATION_BEFORE.search(s.low[: term.start]) and not PSEUDO_NEGATION.search(s.low):
             continue  # "таблетки от давления"; but "от мигрени мне ничего не помогает" is a migraine
         if _RULED_OUT_BEFORE.search(s.low[slice(s.clause(term.start)[0], term.start)]):
@@ -159,6 +188,28 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             s, _FAMILY_UNSURE, _FAMILY_ABSENT, Section.FAMILY_HISTORY, {"relative": "other"}
         )
     return drafts
+
+
+def _terms(s: Sentence) -> list[Term]:
+    """Table conditions ("diabetis", "гипертензея": fuzzy), and a level said to be high; the
+    phrase takes the place of a table name inside it ("давление" in "давление повышенное")."""
+    terms = list(find_terms(_KINDS, s.text, fuzzy=True))
+    for m in _HIGH_LEVEL.finditer(s.low):
+        what = m.group("what") or m.group("what2")
+        hint = next((h for pattern, h in _LEVEL_CONDITION if pattern.search(what or "")), None)
+        entry = lookup(Section.CHRONIC_CONDITIONS, hint) if hint else None
+        if entry is None:
+            continue
+        inside = [t for t in terms if m.start() <= t.start and t.end <= m.end()]
+        if any(t.start < m.end() and m.start() < t.end for t in terms if t not in inside):
+            continue  # overlaps a longer table name ("high blood pressure readings")
+        terms = [t for t in terms if t not in inside] + [Term(entry, m.start(), m.end())]
+    return sorted(terms, key=lambda t: t.start)
+
+
+def high_level(s: Sentence, term: Term) -> bool:
+    """The term is a level said to be high, which says the user has it ("холестерин высокий")."""
+    return bool(_HIGH_LEVEL.fullmatch(s.low, term.start, term.end))
 
 
 def _section_level(s: Sentence, unsure, absent, section: Section, attributes: dict) -> list[Draft]:
@@ -249,7 +300,10 @@ def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
     doctor_said = _doctor_said(s, term)
     # "Бронхит прошёл": an impersonal end of an illness is the user's own.
     if (third_party_before(s, term.start) and not doctor_said) or not (
-        _CUE.search(s.low[start:end]) or _RESOLVED.search(s.low[start:end]) or doctor_said
+        _CUE.search(s.low[start:end])
+        or _RESOLVED.search(s.low[start:end])
+        or doctor_said
+        or high_level(s, term)
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))
@@ -261,7 +315,7 @@ def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
     else:
         status = FactStatus.PRESENT
     name = s.text[term.start : term.end]
-    normalized = normalize_name(section, name)
+    normalized = normalize_name(section, name, term.entry.name("en"))
     attributes: dict = {"icd10": normalized.code} if normalized.code else {}
     since = find_since(s.low[start:end], ctx.today) if status is FactStatus.PRESENT else None
     if since and chronic:

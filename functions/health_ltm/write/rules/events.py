@@ -70,7 +70,74 @@ _ZH_NOT_NEGATION = re.compile(r"不小心|一不留神")  # "不小心扭伤了�
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
-    return _surgeries(s, ctx) + _injuries(s, ctx) + _vaccinations(s, ctx)
+    torn = _torn_structures(s, ctx)
+    return _surgeries(s, ctx) + torn + _injuries(s, ctx, [d.span for d in torn]) + _vaccinations(s, ctx)
+
+
+# A table surgery said by the procedure itself (not by a bare organ such as "колено").
+_NAMES_A_PROCEDURE = rx(
+    r"ectom|otom|plast|scop|reconstruct|repair|replace|surg|section|эктоми|томи|пластик|скопи|операц|резекц"
+    r"|шов|手术|切除|重建|缝合|修复|置换"
+)
+# Structures torn by name ("порвал мениск", "tore my ACL", "半月板撕裂"), or by a pronoun for the
+# structure just named ("ACL reconstruction in 2017, tore it playing soccer", "операция на мениске,
+# порвал его на футболе", "做过半月板手术，踢球的时候撕裂的"): the injury behind the surgery.
+_STRUCTURES = [
+    (rx(r"\bacl\b|\bпкс\b|крестообразн\w*(?:\s+связк\w*)?|\bcruciate\s+ligament|交叉韧带"), "ACL tear"),
+    (rx(r"\bmenisc\w*|\bмениск\w*|半月板"), "meniscus tear"),
+]
+_TEAR = rx(
+    r"\b(?:tore|torn|tear|tearing|ripped|ruptured|blew\s+out|blown\s+out|busted)\b"
+    r"|\b(?:порвал\w*|разорвал\w*|надорвал\w*|порван\w*|разрыв\w*|надрыв\w*)"
+    r"|撕裂|撕了|撕断|扯断|拉断|断了|断裂"
+)
+# What the tear verb's object is when it names no structure: a pronoun, or nothing at all
+_TEAR_PRONOUN = rx(r"\s*(?:it|them|that|one|его|её|ее|их|его\s+же)?(?=\s|[,.;:!?]|$)")
+
+
+def _torn_structures(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts: list[Draft] = []
+    seen: set[str] = set()
+    cjk = bool(CJK.search(s.text))
+    for tear in _TEAR.finditer(s.low):
+        start, end = s.clause(tear.start())
+        here = [(m, hint) for pattern, hint in _STRUCTURES for m in pattern.finditer(s.low, start, end)]
+        if here:
+            m, hint = min(here, key=lambda x: abs(x[0].start() - tear.start()))
+            a, b = min(m.start(), tear.start()), max(m.end(), tear.end())
+            name = s.text[a:b]
+        else:
+            # "tore it", "порвал его", "...的时候撕裂的": the structure named in a clause before
+            if not cjk and not _TEAR_PRONOUN.match(s.low, tear.end()):
+                continue
+            if find_terms(("body_site",), s.text[start:end]):
+                continue  # "tore a ligament in my ankle": another structure
+            before = [(m, hint) for pattern, hint in _STRUCTURES for m in pattern.finditer(s.low, 0, start)]
+            if not before:
+                continue
+            m, hint = max(before, key=lambda x: x[0].start())
+            a, b = tear.start(), tear.end()
+            name = hint
+        if b - a > 50 or (_zh_not_the_users(s, tear.start(), tear.end()) if cjk else _not_the_users(s, a, b)):
+            continue
+        normalized = normalize_name(Section.INJURIES, name, hint)
+        if normalized.key in seen:
+            continue
+        seen.add(normalized.key)
+        healing = s.low[tear.start() :] if cjk else s.low[start:end]
+        status = FactStatus.RESOLVED if _HEALED.search(healing) else FactStatus.PRESENT
+        first = min(m.start(), a)
+        drafts.append(
+            Draft(
+                Section.INJURIES,
+                s.evidence(first, b),
+                name=name,
+                hint=normalized.name_normalized,
+                status=status,
+                attributes={"body_site": "knee"},
+            )
+        )
+    return drafts
 
 
 def _dated(low: str, ctx: Context) -> tuple[dict, str | None]:
@@ -119,12 +186,15 @@ def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
     for term in find_terms(("surgery",), s.text):
         start, end = s.clause(term.start)
         cue = _SURGERY_CUE.search(s.low, start, end)
-        if cue is None or third_party_before(s, min(cue.start(), term.start)) or hypothetical(s, term.start):
+        # "ACL reconstruction in 2017" answering "Any surgeries?": the question is the cue
+        first = cue.start() if cue else term.start
+        named = _NAMES_A_PROCEDURE.search(s.low, term.start, term.end)
+        if cue is None and not (Section.SURGERIES in ctx.asked and named):
             continue
-        status = (
-            FactStatus.ABSENT if negated(s, min(cue.start(), term.start), term.end) else FactStatus.PRESENT
-        )
-        drafts.append(_event(Section.SURGERIES, s, term.start, term.end, cue.start(), status, {}, ctx))
+        if third_party_before(s, min(first, term.start)) or hypothetical(s, term.start):
+            continue
+        status = FactStatus.ABSENT if negated(s, min(first, term.start), term.end) else FactStatus.PRESENT
+        drafts.append(_event(Section.SURGERIES, s, term.start, term.end, first, status, {}, ctx))
     taken = [(t.start, t.end) for t in find_terms(("surgery",), s.text)]
     for a, b, hint in _surgery_phrases(s):
         if any(x < b and a < y for x, y in taken):
@@ -174,7 +244,7 @@ def _surgery_phrases(s: Sentence) -> list[tuple[int, int, str]]:
     return sorted(found)
 
 
-def _injuries(s: Sentence, ctx: Context) -> list[Draft]:
+def _injuries(s: Sentence, ctx: Context, taken: list[tuple[int, int]] | None = None) -> list[Draft]:
     drafts, seen = [], set()
     mentions: list[tuple[int, int, str | None]] = [
         (t.start, t.end, None) for t in find_terms(("injury",), s.text)
@@ -188,6 +258,8 @@ def _injuries(s: Sentence, ctx: Context) -> list[Draft]:
             mentions.append((a, b, nearest.entry.key))
     cjk = bool(CJK.search(s.text))
     for a, b, site in sorted(mentions):
+        if any(x < b and a < y for x, y in taken or ()):
+            continue  # a torn structure read above ("порвал связки колена": the ACL)
         if b - a > 50 or (_zh_not_the_users(s, a, b) if cjk else _not_the_users(s, a, b)):
             continue
         normalized = normalize_name(Section.INJURIES, s.text[a:b])

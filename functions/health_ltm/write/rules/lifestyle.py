@@ -51,13 +51,29 @@ _DIET_STOPPED = rx(
     r"|\bno\s+longer\s+(?:a\s+)?(?:vegetarian|vegan)\b|\b(?:quit|stopped)\s+being\b"
     r"|\bstarted\s+eating\s+meat\b|\beat(?:ing)?\s+meat\s+again\b"
 )
+# "for five years", "лет пять", "since 2019": how long a habit has been off (or went on).
+_SPAN_RU = (
+    r"(?:\S+\s+(?:лет|год|года|месяц\w*)|(?:лет|год\w*|месяц\w*)\s+\S+|давно|полгода|полтора\s+года"
+    r"|с\s+(?:\d{4}|тех\s+пор|прошл\w+))"
+)
+_SPAN_EN = (
+    r"(?:(?:the\s+(?:last|past)\s+)?(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few"
+    r"|a\s+couple(?:\s+of)?|several|many|\w+teen|twenty)\s+(?:years?|months?|weeks?)|years|ages"
+    r"|a\s+(?:long\s+)?while|since\s+\S+)"
+)
 _SMOKING = [
     (
         rx(
             r"\b(?:бросил[аи]?|завязал[аи]?)\s+(?:пить\s+и\s+)?(?:курить|с\s+курением)\b|\b(?:больше|уже)\s+не\s+курю\b"
-            r"|\bне\s+курю\s+(?:уже\s+)?\S+\s+(?:лет|год|года|месяц\w*)\b|\bбывш\w*\s+курильщи\w*"
+            rf"|\bне\s+курю\s+(?:уже\s+)?{_SPAN_RU}|\b(?:уже\s+)?{_SPAN_RU}\s+(?:уже\s+)?(?:как\s+)?не\s+курю\b"
+            r"|\bбывш\w*\s+курильщи\w*"
             r"|\b(?:quit|stopped|gave\s+up)\s+(?:drinking\s+and\s+)?smoking\b|\bno\s+longer\s+smoke\b"
             r"|\b(?:don't|do\s+not)\s+smoke\s+any\s?more\b|\bex-?smoker\b|\bformer\s+smoker\b"
+            # "haven't smoked in 5 years", "haven't had a cigarette since 2019", "smoke-free for a year"
+            rf"|\b(?:haven'?t|have\s+not|hasn'?t)\s+(?:smoked|had\s+a\s+(?:cigarette|smoke)|touched\s+a\s+cigarette)"
+            rf"(?:\s+(?:at\s+all|once))?\s+(?:(?:in|for)\s+{_SPAN_EN}|since\b)"
+            rf"|\b(?:smoke|cigarette|nicotine|tobacco)[\s-]free\s+(?:for|since)\b"
+            rf"|\b(?:don'?t|do\s+not)\s+smoke\b[\s,—-]*(?:(?:haven'?t|have\s+not)(?:\s+smoked)?\s+)?(?:in|for)\s+{_SPAN_EN}"
             # "I used to smoke but quit", "раньше курил, бросил"
             r"|\bused\s+to\s+smoke\b|\b(?:раньше|когда-то|прежде)\s+курил\w*|\bкурил[аи]?\s+раньше\b"
             r"|\bsmoked\s+(?:for\s+)?(?:\S+\s+){0,3}?(?:but|and)\s+(?:i\s+)?(?:quit|stopped|gave\s+up)\b"
@@ -73,13 +89,59 @@ _SMOKING = [
     ),
     (
         rx(
-            r"\bкурю\b|\bпокуриваю\b|\bкурильщи\w*|\bкурящ\w*|\bпарю\b|\bвейп\w*|\bi\s+smoke\b|\bi'?m\s+a\s+smoker\b"
-            r"|\bi\s+am\s+a\s+smoker\b|\bi\s+vape\b|\bi'?m\s+smoking\b"
+            r"\bкурю\b|\bпокуриваю\b|\bкурильщи\w*|\bкурящ\w*|\bi\s+smoke\b|\bi'?m\s+a\s+smoker\b"
+            r"|\bi\s+am\s+a\s+smoker\b|\bi'?m\s+smoking\b"
             # "quit drinking, still smoke though": the contrast keeps the user as the subject
-            r"|\bstill\s+(?:smoke|vape)\b(?!\s+(?:in|from|detector|alarm))|\bstill\s+(?:smoking|vaping)\b"
+            r"|\bstill\s+smoke\b(?!\s+(?:in|from|detector|alarm))|\bstill\s+smoking\b"
         ),
         FactStatus.PRESENT,
     ),
+]
+# The past habit told with its length or amount ("курил лет 15, пачку в день", "I smoked a pack a day
+# for 20 years"): over, unless the sentence brings it to the present ("still", "до сих пор").
+_SMOKED_PAST = rx(
+    r"\b(?:я\s+)?курил[аи]?\b(?=[^.]*?(?:\b\d+\s*(?:лет|год)|\bлет\s+\S+|пачк|сигарет|\d+\s+в\s+день))"
+    r"|\b(?:i\s+)?smoked\b(?=[^.]*?(?:\bfor\s+\S+\s+years?\b|\bpacks?\b|cigarettes|\bpacks?\s+a\s+day|\d+\s+a\s+day))"
+)
+_STILL_NOW = rx(
+    r"\bдо\s+сих\s+пор\b|\bвс[её]\s+ещ[её]\b|\bпо-прежнему\b|\bсейчас\b|\bи\s+сейчас\b|\bкурю\b"
+    r"|\bstill\b|\bnow\b|\bcurrently\b|\bthese\s+days\b|\bsmoke\b"
+)
+_YEARS = rx(
+    r"(?:\b(?:for\s+)?(?:about\s+|around\s+)?(?P<en>\d+|[a-z]+)\s+years?\b)"
+    r"|(?:\bлет\s+(?P<ru_after>\d+|[а-я]+)\b)|(?:\b(?P<ru>\d+|[а-я]+)\s+(?:лет|год|года)\b)"
+)
+_AGO = rx(r"\s+(?:назад|тому\s+назад|ago)\b")  # "три года назад": when it ended, not how long it went on
+# Vaping is its own habit ("I don't smoke but I vape"): never the smoking key.
+_VAPING = [
+    (
+        rx(
+            r"\b(?:бросил[аи]?|перестал[аи]?)\s+(?:вейпить|парить|(?:курить\s+)?(?:вейп|электронк)\w*)"
+            r"|\b(?:больше|уже)\s+не\s+(?:парю|вейплю|вейпю)\b"
+            r"|\b(?:quit|stopped|gave\s+up)\s+(?:vaping|the\s+vape|e-?cig\w*)\b|\bno\s+longer\s+vape\b"
+            r"|\b(?:don't|do\s+not)\s+vape\s+any\s?more\b|\bused\s+to\s+vape\b"
+        ),
+        FactStatus.STOPPED,
+    ),
+    (
+        rx(
+            r"\bне\s+(?:парю|вейплю|вейпю)\b|\bникогда\s+не\s+(?:парил|вейпил)\w*"
+            r"|\b(?:don't|do\s+not|dont)\s+vape\b|\bnever\s+vaped\b|\bnot\s+(?:vaping|a\s+vaper)\b"
+        ),
+        FactStatus.ABSENT,
+    ),
+    (
+        rx(
+            r"\bвейп\w*|\bпарю\b|\bвейплю\b|\bэлектронн\w*\s+сигарет\w*|\bэлектронк\w*|\bайкос\w*"
+            r"|\bi\s+vape\b|\bvap(?:e|es|ing|er)\b|\be-?cig(?:arette)?s?\b|\bjuul\w*"
+        ),
+        FactStatus.PRESENT,
+    ),
+]
+_VAPE_HOW = [
+    (rx(r"all\s+day|constantly|non-?stop|chain|весь\s+день|целый\s+день|постоянно|не\s+выпуская"), "all day"),
+    (rx(r"каждый\s+день|ежедневно|every\s+day|daily"), "daily"),
+    (rx(r"редко|rarely|occasionally|иногда|sometimes|socially|по\s+выходным|on\s+weekends"), "occasionally"),
 ]
 _COUNT_WORDS = (
     r"(?:one|two|three|four|five|six|seven|eight|ten|twelve|fifteen|twenty|a\s+few|a\s+couple(?:\s+of)?"
@@ -91,7 +153,6 @@ _SMOKE_AMOUNT = rx(
     r"|(?P<half_en>half\s+)?an?\s+pack\s+(?:a|per)\s+day|(?P<packs>\w+)\s+packs\s+(?:a|per)\s+day"
     r"|(?P<cn>\d+|[a-z]+)\s+cigarettes\s+(?:a|per)\s+day"
     rf"|(?:штук\w*\s+)?(?P<bare>\d+|{_COUNT_WORDS})\s+(?:штук\w*\s+|cigs?\s+|smokes\s+)?(?:в|a|per)\s+(?:день|сутки|day)"
-    r"|(?P<vape>вейп\w*|электронн\w*\s+сигарет\w*|vape\w*|e-?cig\w*)"
 )
 _ALCOHOL = [
     (
@@ -100,6 +161,13 @@ _ALCOHOL = [
             r"|\b(?:бросил[аи]?|завязал[аи]?)\s+(?:с\s+)?(?:выпивк\w*|алкогол\w*|спиртн\w*)"
             r"|\bотказал(?:ся|ась)\s+от\s+(?:алкогол\w*|спиртного)\b"
             r"|\bбольше\s+не\s+пью\s*(?:$|[,.;!])"
+            # "не пью уже год", "третий год не пью", "haven't had a drink in two years", "sober for 4 years"
+            rf"|\bне\s+пью\s+(?:алкоголь\s+|спиртное\s+)?(?:уже\s+)?{_SPAN_RU}"
+            rf"|\b(?:уже\s+)?{_SPAN_RU}\s+(?:уже\s+)?(?:как\s+)?не\s+пью\b"
+            r"|\b(?:haven'?t|have\s+not|hasn'?t)\s+(?:had\s+(?:a\s+(?:drink|sip|drop)|any\s+alcohol|a\s+beer)"
+            rf"|touched\s+(?:alcohol|a\s+drop|a\s+drink|booze)|drunk(?:\s+alcohol)?)\s+(?:in|for)\s+{_SPAN_EN}"
+            r"|\b(?:haven'?t|have\s+not)\s+(?:had\s+a\s+drink|drunk)\s+since\b"
+            rf"|\bsober\s+(?:for|since)\b|\b{_SPAN_EN}\s+sober\b"
             r"|\b(?:quit|stopped|gave\s+up)\s+(?:smoking\s+and\s+)?(?:drinking|alcohol|the\s+booze|booze)\b"
             r"|\bno\s+longer\s+drink\b"
         ),
@@ -160,7 +228,7 @@ _PER_WEEK = rx(
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
-    drafts = _diet(s) + _smoking(s, ctx) + _alcohol(s, ctx) + _activity(s)
+    drafts = _diet(s) + _smoking(s, ctx) + _vaping(s) + _alcohol(s, ctx) + _activity(s)
     return [d for d in drafts if not third_party_before(s, d.span[1] - 1) and not hypothetical(s, d.span[0])]
 
 
@@ -207,21 +275,80 @@ def _diet(s: Sentence) -> list[Draft]:
 
 
 def _smoking(s: Sentence, ctx: Context) -> list[Draft]:
+    past = _SMOKED_PAST.search(s.low)
+    if past and (_STILL.search(s.low) or _smokes_now(s)):
+        past = None  # "курил 15 лет и до сих пор курю": the habit goes on
     for pattern, status in _SMOKING:
         m = pattern.search(s.low)
         if not m:
             continue
+        if status is not FactStatus.STOPPED and past is not None:
+            m, status = past, FactStatus.STOPPED  # "не курю, а курил лет 15": a former smoker
+        if status is FactStatus.PRESENT and _VAPE_AFTER.match(s.low, m.end()):
+            return []  # "курю вейп", "smoking e-cigarettes": the vaping habit, read by _vaping
         end, value = m.end(), "yes" if status is FactStatus.PRESENT else "no"
         if status is FactStatus.PRESENT:
             amount = _smoke_amount(s, m.end())
             if amount:
                 end, value = amount.end(), _smoke_value(amount)
         if status is FactStatus.STOPPED:
-            value = "former smoker"
-        dates = {"valid_to": find_date(s.low, ctx.today)} if status is FactStatus.STOPPED else {}
+            value = _history(s, past or m)
+        dates = {}
+        if status is FactStatus.STOPPED and past is None:  # "курил 20 лет": how long, not when it ended
+            dates = {"valid_to": find_date(s.low, ctx.today)}
         if status is FactStatus.PRESENT:
             dates = {"valid_from": find_since(s.low[slice(*s.clause(m.start()))], ctx.today)}
         return [_draft(s, m.start(), end, "smoking", status, value, **dates)]
+    if past is not None:  # "I smoked a pack a day for 20 years": told as over
+        return [_draft(s, past.start(), past.end(), "smoking", FactStatus.STOPPED, _history(s, past))]
+    return []
+
+
+# "до сих пор", "still"; "I smoked two cigarettes today": a recent smoke, not a habit that is over
+_STILL = rx(
+    r"\bдо\s+сих\s+пор\b|\bвс[её]\s+ещ[её]\b|\bпо-прежнему\b|\bstill\b|\bсегодня\b|\bвчера\b|\bутром\b"
+    r"|\btoday\b|\byesterday\b|\bthis\s+(?:morning|week)\b|\blast\s+(?:night|week)\b"
+)
+_VAPE_AFTER = rx(r"\s+(?:вейп\w*|электронн\w*|электронк\w*|айкос\w*|e-?cig\w*|vapes?\b|juul\w*)")
+
+
+def _smokes_now(s: Sentence) -> bool:
+    """A present-tense smoking word that no negation precedes ("сейчас курю меньше")."""
+    present = _SMOKING[-1][0]
+    return any(not negated(s, m.start(), m.end(), window=2) for m in present.finditer(s.low))
+
+
+def _history(s: Sentence, past: re.Match[str] | None) -> str:
+    """The past habit's amount and length, as said ("former smoker, pack a day, 15 years")."""
+    parts = ["former smoker"]
+    if past is None:
+        return parts[0]
+    amount = _SMOKE_AMOUNT.search(s.low, past.end())
+    if amount:
+        parts.append(_smoke_value(amount))
+    years = _YEARS.search(s.low, past.end()) or _YEARS.search(s.low[: past.start()])
+    if years and not _AGO.match(s.low, years.end()):
+        n = years.group("en") or years.group("ru_after") or years.group("ru")
+        number = parse_number(n)
+        if number:
+            parts.append(f"{int(number)} years")
+    return ", ".join(parts)
+
+
+def _vaping(s: Sentence) -> list[Draft]:
+    for pattern, status in _VAPING:
+        m = pattern.search(s.low)
+        if not m:
+            continue
+        if status is FactStatus.PRESENT and negated(s, m.start(), m.end(), window=2):
+            status = FactStatus.ABSENT  # "не курю вейп", "no vape"
+        value = {FactStatus.STOPPED: "former", FactStatus.ABSENT: "no"}.get(status, "yes")
+        if status is FactStatus.PRESENT:
+            value = next((v for p, v in _VAPE_HOW if p.search(s.low)), value)
+        draft = _draft(s, m.start(), m.end(), "vaping", status, value)
+        if find_terms(("lifestyle",), draft.name or ""):
+            draft.name = "vaping"  # "электронные сигареты": the table's "сигареты" would make it smoking
+        return [draft]
     return []
 
 
@@ -245,8 +372,6 @@ def _smoke_amount(s: Sentence, after: int) -> re.Match[str] | None:
 
 
 def _smoke_value(m: re.Match[str]) -> str:
-    if m.group("vape"):
-        return "e-cigarettes"
     if m.group("half") or m.group("half_en"):
         return "half a pack a day"
     if m.group("packs"):

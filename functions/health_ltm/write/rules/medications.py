@@ -14,6 +14,8 @@ from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
 from ..normalize import find_terms, normalize_name, word_set
 from ..validate import NO_THING
+from . import followups
+from .chinese import about_the_user as zh_about_the_user
 from .dates import find_date, find_since
 from .medication_details import BARE_VALUE, details, dose_near
 from .objects import _FUNCTION_WORDS
@@ -154,7 +156,7 @@ _ITEM_NOT = re.compile(r"(?:\band|\bbut|,|\bи|\bно|\bа)\s+(?:not|не)\s+$")
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if CJK.search(s.text):
-        return []  # Chinese is read by rules/chinese.py
+        return taken_as_told(s, ctx)  # the rest of Chinese is read by rules/chinese.py
     cues = _cues(s)
     drugs = _drugs(s, cues)
     drafts: list[Draft] = []
@@ -198,6 +200,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                 valid_to=find_date(clause_low, ctx.today) if status is _STOPPED else None,
             )
         )
+    if not drafts and not drugs:
+        drafts = taken_as_told(s, ctx)
     if not drafts:
         absent = _SECTION_ABSENT.search(s.low)
         if absent and EXCEPT.search(s.low):
@@ -207,6 +211,58 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                 Draft(Section.MEDICATIONS, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)
             )
     return drafts
+
+
+# A drug taken, said with no name: the answer to "Did you take it?", "药吃了吗？" after a drug was
+# prescribed ("took it for a week", "попил три дня", "吃了两天，已经不拉了"). The drug is the one
+# in focus (write/focus.py); a finished course ("finished the course", "допил", "吃完了") ended.
+_EN_OBJECT = (
+    r"(?:it|them|those|these|the\s+(?:pills?|tablets?|meds|medicines?|medications?|antibiotics?|capsules?"
+    r"|drops))"
+)
+_EN_TAKEN = rx(
+    r"^\W*(?:(?:yes|yeah|yep|yup|sure|i\s+did|did|ok|okay)\b[\s,.!—–-]*)?(?:i\s+|i've\s+|i\s+have\s+)?"
+    rf"(?P<verb>took|taken|been\s+taking|used|finished|completed)\s+(?:all\s+(?:of\s+)?)?{_EN_OBJECT}"
+    r"(?=\s*(?:$|[,.;!?—–-]|(?:for|as|every|each|twice|once|daily|until|till|and|but|like|exactly|all"
+    r"|religiously|regularly|properly|already|yesterday|today|since)\b))"
+)
+_RU_TIME = (
+    r"(?:\d+|один|одну|два|две|три|четыре|пять|шесть|семь|десять|пару|несколько|целую|всю|весь|неделю)"
+    r"(?:\s+(?:дн\w*|день|недел\w*|раз\w*|суток|месяц\w*))?"
+)
+_RU_TAKEN = rx(
+    r"^\W*(?:(?:да|ага|угу|конечно)\b[\s,.!—–-]*)?(?:я\s+)?(?:(?:его|её|ее|их)\s+)?"
+    r"(?P<verb>пил[аи]?|попил[аи]?|выпил[аи]?|пропил[аи]?|допил[аи]?|принимал[аи]?|попринимал[аи]?|пью"
+    r"|принимаю|колол[аи]?|прокол(?:ол)?[аи]?|закончил[аи]?\s+курс|пропил[аи]?\s+курс)"
+    r"(?:\s+(?:его|её|ее|их))?"
+    rf"(?=\s*(?:$|[,.;!?—–-]|{_RU_TIME}\b|(?:как|по|все|весь|курс|уже|до|и|а|но|вчера|сегодня|исправно"
+    r"|регулярно)\b))"
+)
+_ZH_TAKEN = re.compile(
+    r"^(?:嗯|对|是的?|有)?[，,\s]*(?:药)?(?:已经|都|也|按时|一直|每天)?(?P<verb>吃了|吃过了|吃完了|在吃|吃着|服了|用了|喝了)"
+    r"(?:药)?(?=$|[，。,.!！；]|(?:\d+|[一两二三四五六七八九十几半]+|好几)(?:个)?(?:天|周|星期|礼拜|月|次|回|顿)|快)"
+)
+_COURSE_DONE = rx(r"finished|completed|допил|курс|закончил|吃完")
+
+
+def taken_as_told(s: Sentence, ctx: Context) -> list[Draft]:
+    """A drug said to be taken with no name of its own; nothing when a follow-up rule reads it."""
+    cjk = bool(CJK.search(s.text))
+    m = (_ZH_TAKEN if cjk else _RU_TAKEN).match(s.low) or (None if cjk else _EN_TAKEN.match(s.low))
+    if m is None or find_terms(_DRUG, s.text) or followups.extract(s, ctx):
+        return []
+    verb = m.start("verb")
+    if not zh_about_the_user(s, verb) if cjk else third_party_before(s, verb) or hypothetical(s, verb):
+        return []
+    done = bool(_COURSE_DONE.search(m.group("verb")))
+    return [
+        Draft(
+            Section.MEDICATIONS,
+            s.evidence(m.start("verb"), m.end()),
+            status=_STOPPED if done else _ACTIVE,
+            refers_to_focus=True,
+        )
+    ]
 
 
 def _cues(s: Sentence) -> list[_Cue]:

@@ -12,12 +12,22 @@ from .text import Context, Draft, Sentence, hypothetical, negated, personal, rx,
 
 SECTIONS = frozenset({Section.SYMPTOMS})
 
+# Colloquial and misspelt pain words ("живот крутит", "knee's killing me", "when my back acts up",
+# "голова балит"): the site's pain, said in words the table and the name composer do not know.
+_COLLOQUIAL_PAIN = (
+    r"\b(?:балит|балят|балела|балело|крутит|крутило|скручивает|скрутило|колет|кололо|режет|резало"
+    r"|стреляет|прихватило|прихватывает|разламывается|раскалывается"
+    r"|killing\s+me|acts?\s+up|acting\s+up|act(?:ed)?\s+up|playing\s+up|flares?\s+up|flaring\s+up|throbbing"
+    r"|throbs|(?:is|are|been|keeps|kept)\s+bothering\s+me|giving\s+me\s+(?:trouble|grief|hell))\b"
+)
 _PAIN = rx(
     r"\b(?:боль|боли|болит|болят|болела|болело|болел|болели|ноет|ноют|ломит|pain|hurts?|aches?|aching|sore)\b"
+    r"|" + r"(?P<colloquial>" + _COLLOQUIAL_PAIN + ")"
 )
 # Impersonal or first-person wording makes it the user's own symptom even without "я".
 _SELF_WORDING = rx(
-    r"\b(?:болит|болят|болела|болело|тошнит|подташнивает|знобит|кружится|кашляю|чихаю|температурю|задыхаюсь"
+    r"\b(?:болит|болят|болела|болело|балит|балят|крутит|скручивает|колет|режет|тошнит|подташнивает|знобит"
+    r"|кружится|кашляю|чихаю|температурю|задыхаюсь"
     r"|беспокоит|беспокоят|мучает|мучают|появил\w*|началась?|начался|началось)\b"
     # a pseudo-negation with no subject is the speaker's: "can't stop sneezing", "не могу перестать чихать"
     r"|\b(?:can'?t|cannot|can\s+not)\s+stop\b|\bне\s+могу\s+(?:перестать|остановиться)\b|\bне\s+перестаю\b"
@@ -71,8 +81,9 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             c.start <= t.start and t.end <= c.end and c.end - c.start > t.end - t.start for c in conditions
         )
     ]
-    mentions += _site_pains(s, mentions)
-    verbs = {}
+    site_pains = _site_pains(s, mentions)
+    mentions += list(site_pains)
+    verbs = {span: said for span, said in site_pains.items() if said}
     for pattern, ru, en in _VERB_SYMPTOMS:
         for m in pattern.finditer(s.low):
             if not any(a <= m.start() < b for a, b in mentions):
@@ -89,6 +100,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         said_as_verb = (a, b) in verbs  # "не могу перестать кашлять": the verb's person is the user
         answering = Section.SYMPTOMS in ctx.asked  # "What brings you in?" / "knee pain"
         said_by_user = personal(s, a) or _SELF_WORDING.search(clause) or said_as_verb or answering
+        # "понос прошёл", "the diarrhea stopped": an impersonal end of a symptom is the speaker's
+        said_by_user = said_by_user or bool(_RESOLVED.search(clause))
         if not (said_by_user or onset is not None):
             continue
         name = s.text[a:b]
@@ -96,10 +109,13 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         if normalized.key in seen or (Section.ALLERGIES in ctx.asked and normalized.key in _REACTION_KEYS):
             continue  # the reaction of an allergy the user is describing, not a symptom now
         seen.add(normalized.key)
-        if _RESOLVED.search(clause):
+        reading = _degrees(s.low, b, end) if normalized.key == "fever" else None
+        if reading is not None and reading < 37.0:
+            status = FactStatus.ABSENT  # "температура 36.6": a normal reading, no fever
+        elif _RESOLVED.search(clause):
             status = FactStatus.RESOLVED
-        elif negated(s, a, b):
-            status = FactStatus.ABSENT
+        elif negated(s, a, b) or ((a, b) in site_pains and _INNER_NEGATION.search(s.low, a, b)):
+            status = FactStatus.ABSENT  # "живот не болит", "my knee doesn't hurt": the site before the no
         else:
             status = FactStatus.PRESENT
         attributes: dict = {}
@@ -129,9 +145,27 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     return drafts
 
 
-def _site_pains(s: Sentence, known: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """A pain word and a body site in one clause, where the table had no ready phrase."""
-    found = []
+_INNER_NEGATION = rx(r"\b(?:не|нет|not|no)\b|n't\b")
+_DEGREES = rx(r"\A\D{0,12}?(?<![\d.,])(?P<t>\d{2,3}(?:[.,]\d{1,2})?)(?![\d.,]*\s*(?:mg|мг|%))")
+
+
+def _degrees(low: str, after: int, clause_end: int) -> float | None:
+    """The reading right after a temperature word ("темпиратура 37.5", "fever of 101"), in Celsius."""
+    m = _DEGREES.search(low[after:clause_end])
+    if m is None:
+        return None
+    value = float(m.group("t").replace(",", "."))
+    if 34.0 <= value <= 43.0:
+        return value
+    if 93.0 <= value <= 110.0:  # Fahrenheit
+        return round((value - 32) * 5 / 9, 1)
+    return None
+
+
+def _site_pains(s: Sentence, known: list[tuple[int, int]]) -> dict[tuple[int, int], str | None]:
+    """A pain word and a body site in one clause, where the table had no ready phrase; a colloquial
+    or misspelt pain word ("живот крутит", "knee's killing me") comes with the plain phrase for it."""
+    found: dict[tuple[int, int], str | None] = {}
     for pain in _PAIN.finditer(s.low):
         if any(a <= pain.start() < b for a, b in known):
             continue
@@ -142,5 +176,9 @@ def _site_pains(s: Sentence, known: list[tuple[int, int]]) -> list[tuple[int, in
         site = min(sites, key=lambda t: abs(start + t.start - pain.start()))
         a, b = min(pain.start(), start + site.start), max(pain.end(), start + site.end)
         if b - a <= 40:
-            found.append((a, b))
+            plain = None
+            if pain.group("colloquial"):
+                word = s.text[start + site.start : start + site.end]
+                plain = f"{word} болит" if re.search(r"[а-яё]", word.lower()) else f"{word} pain"
+            found[(a, b)] = plain
     return found
