@@ -493,6 +493,46 @@ def summary_sentence(question_text: str) -> str:
     return asked
 
 
+# A question that presupposes the user's condition: "How's your asthma since…?", "Как ваш
+# гастрит, беспокоит?", "你的高血压最近控制得怎么样？". Any answer but a denial keeps it current.
+_HOW_IS_YOUR = (
+    rx(
+        r"^\s*(?:and\s+|so\s+)?how(?:'s|\s+is|\s+are|\s+has|\s+have)\s+(?:your|the)\s+"
+        r"(?P<x>[^?,.;]+?)(?:\s+(?:been|doing|going|coming\s+along|treating\s+you|since|today|lately|these\s+days"
+        r"|now|after|with)\b[^?]*|\s*,[^?]*)?\s*\?"
+    ),
+    rx(
+        r"^\s*(?:а\s+|ну\s+)?как\s+(?:ваш|ваша|ваше|ваши|твой|твоя|твое|твоё|твои)\s+(?P<x>[^?,.;]+?)"
+        r"(?:\s*,[^?]*|\s+(?:сейчас|поживает|беспокоит|дела|после|с\s+тех)\b[^?]*)?\s*\?"
+    ),
+    rx(r"^\s*(?:那)?(?:你|您)的(?P<x>[^？?，,。]+?)(?:最近|现在)?(?:控制得|恢复得|好些|好点)?(?:怎么样|如何|好些了吗|好点了吗)"),
+)
+_PRESUPPOSED_STATEMENT = {0: "I have {x}.", 1: "У меня {x}.", 2: "我有{x}。"}
+# "What asthma? I don't have it": the answer denies what the question took for granted.
+_NOT_MINE = rx(
+    r"\b(?:don'?t|do\s+not|never)\s+(?:have|had|got)\b|\bwhat\s+\w+\s*\?|\bnot\s+mine\b|\bwrong\s+person\b"
+    r"|\bу\s+меня\s+(?:его\s+|ее\s+|её\s+|их\s+)?нет\b|\bнет\s+у\s+меня\b|\bникогда\s+не\b|\bкакой\s+ещё\b|\bкакой\s+еще\b"
+    r"|没有|没得|不是我|哪来的"
+    # or that it is over ("gone, thankfully"): not a current fact to carry over
+    r"|\bgone\b|\bwent\s+away\b|\bno\s+more\b|\bcleared\s+up\b|\bresolved\b|\bпрош(?:ла|ло|ли|[её]л)\b"
+    r"|\bбольше\s+нет\b|\bуже\s+нет\b|好了|没了|消失"
+)
+
+
+def presupposed(question_text: str, answer: str | None = None) -> str | None:
+    """A presupposing question as the user's own statement ("How's your asthma?" -> "I have
+    asthma."), to read when the answer does not deny it; None for any other question, or when
+    ``answer`` says the user has no such thing."""
+    asked = summary_sentence(question_text)
+    if answer is not None and _NOT_MINE.search(fold_in_place(answer)):
+        return None
+    for i, pattern in enumerate(_HOW_IS_YOUR):
+        m = pattern.search(fold_in_place(asked))
+        if m:
+            return _PRESUPPOSED_STATEMENT[i].format(x=asked[m.start("x") : m.end("x")].strip())
+    return None
+
+
 def restated(question_text: str) -> str | None:
     """The assistant's summary in the user's first person, when it is one ("So you take X,
     right?" -> "So I take X"); None for a plain question ("Do you smoke?")."""

@@ -19,7 +19,7 @@ from ...domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK, fold_in_place
 from ...ports import Clock
-from ..dialogue import affirms, question_of
+from ..dialogue import AnswerShape, affirms, answer_shape, question_of
 from ..normalize import normalize_name
 from . import (
     allergies,
@@ -48,6 +48,10 @@ from .text import (
 )
 
 _RULES = (allergies, medications, conditions, symptoms, events, demographics, lifestyle, chinese)
+
+
+# What a presupposing question may carry over: a condition or a symptom the user lives with.
+_PRESUPPOSABLE = frozenset({Section.CHRONIC_CONDITIONS, Section.SYMPTOMS})
 
 
 @dataclass
@@ -114,12 +118,25 @@ class RuleExtractor:
                         carried=carried,
                     )
                 ]
-                if question is not None and not carried and affirms(message.text):
-                    out += [
-                        a
-                        for a in self._restatement(question.text, message.text, ctx, rules, wanted)
-                        if a.section not in said
-                    ]
+                if question is not None and not carried and answer_shape(message.text) is not AnswerShape.NO:
+                    confirmed = (
+                        self._restatement(question.text, message.text, ctx, rules, wanted)
+                        if affirms(message.text)
+                        else []
+                    )
+                    statement = None if confirmed else answers.presupposed(question.text, message.text)
+                    if statement is not None:  # "How's your asthma?" / "Much better": taken for granted
+                        confirmed = self._restatement(
+                            question.text,
+                            message.text,
+                            ctx,
+                            rules,
+                            wanted,
+                            statement,
+                            _PRESUPPOSABLE,
+                            EvidenceKind.ANSWER_TO_QUESTION,  # an answer, not a yes to a summary
+                        )
+                    out += [a for a in confirmed if a.section not in said]
             if Section.ALLERGIES in asked:
                 drafts = _reactions_are_not_symptoms(drafts)
             if reading.takes_back_previous_message:
@@ -143,13 +160,24 @@ class RuleExtractor:
         return out
 
     def _restatement(
-        self, question: str, answer: str, ctx: Context, rules: list, wanted: frozenset[Section]
+        self,
+        question: str,
+        answer: str,
+        ctx: Context,
+        rules: list,
+        wanted: frozenset[Section],
+        summary: str | None = None,
+        sections: frozenset[Section] | None = None,
+        kind: EvidenceKind = EvidenceKind.CONFIRMED_RESTATEMENT,
     ) -> list[Assertion]:
         """"It says here you've had a tonsillectomy." / "Yes": what the user confirmed, read from
-        the assistant's summary; the user's yes is the evidence, the summary the context."""
-        summary = answers.restated(question)
+        the assistant's summary (or ``summary``: what a question took for granted, in
+        ``sections``); the user's answer is the evidence, the summary the context."""
+        summary = summary or answers.restated(question)
         if summary is None:
             return []
+        if sections is not None:
+            wanted = wanted & sections
         asked = answers.summary_sentence(question)
         drafts = self._read_message(Message(role=Role.USER, text=summary), ctx, rules).drafts
         out = []
@@ -163,7 +191,7 @@ class RuleExtractor:
                 assertion.model_copy(
                     update={
                         "evidence": answer.strip()[:1000],
-                        "evidence_kind": EvidenceKind.CONFIRMED_RESTATEMENT,
+                        "evidence_kind": kind,
                         "context_evidence": asked,
                     }
                 )
