@@ -37,8 +37,9 @@ LEVEL = "dialogues"
 MODEL_INDEPENDENT = False
 DATA_FILE = "dialogues.jsonl"
 # Written blind (by someone who saw no code, rule or dialogue here), measured before any change
-# made for it; "blind_tune" was then tuned on, "blind_held" never (bench/eval/data/README.md).
-BLIND_FILE = "dialogues_blind.jsonl"
+# made for them; each "..._tune" half was then tuned on, each "..._held" half never
+# (bench/eval/data/README.md).
+BLIND_FILES = ("dialogues_blind.jsonl", "dialogues_blind2.jsonl")
 USER = "eval-user"
 SHOWN_STAGES = ("active", "stable")
 POSITIVE_STATUSES = ("present", "active", "prescribed", "stopped", "resolved")
@@ -411,7 +412,7 @@ class _Group:
 
 
 def run(config, *, limit: int | None = None, extractor=None) -> dict[str, Any]:
-    dialogues = limited(load_jsonl(DATA_FILE) + load_jsonl(BLIND_FILE), limit)
+    dialogues = limited(load_jsonl(DATA_FILE) + [d for name in BLIND_FILES for d in load_jsonl(name)], limit)
     total = _Group()
     splits: dict[str, _Group] = defaultdict(_Group)
     languages: dict[str, _Group] = defaultdict(_Group)
@@ -490,6 +491,12 @@ def run(config, *, limit: int | None = None, extractor=None) -> dict[str, Any]:
             ),
             "blind_held_precision_shown": (
                 splits["blind_held"].row()["precision_shown"] if "blind_held" in splits else None
+            ),
+            "blind2_held_recall_shown": (
+                splits["blind2_held"].row()["recall_shown"] if "blind2_held" in splits else None
+            ),
+            "blind2_held_precision_shown": (
+                splits["blind2_held"].row()["precision_shown"] if "blind2_held" in splits else None
             ),
             "fragments_rejected": rejected,
             "model_errors": errors,

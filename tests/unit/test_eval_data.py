@@ -215,3 +215,14 @@ def test_the_blind_dialogues_are_their_own_set_in_three_languages_and_two_splits
         return {m["text"] for r in dialogues for f in r["fragments"] for m in f if m["role"] == "user"}
 
     assert not {t for t in said(load_jsonl("dialogues.jsonl")) & said(rows) if len(t) > 12}
+
+
+def test_the_second_blind_dialogues_are_their_own_set_in_three_languages_and_two_splits():
+    rows = load_jsonl("dialogues_blind2.jsonl")
+    assert len(rows) == 48 and len({r["id"] for r in rows}) == 48
+    assert Counter(r["lang"] for r in rows) == {"ru": 16, "en": 16, "zh": 16}
+    assert Counter(r["split"] for r in rows) == {"blind2_tune": 24, "blind2_held": 24}
+    for row in rows:
+        assert {e["section"] for e in row["expected"]} <= {s.value for s in Section}, row["id"]
+        assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
+        assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]

@@ -27,8 +27,10 @@ from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
 from .chinese import _reaction as zh_reaction
 from .chinese import _who as zh_who
-from .chinese import zh_dose, zh_relative
+from .chinese import zh_dose, zh_number, zh_relative
+from .conditions import chronic_form, denied_in_answer, mention
 from .dates import find_date, parse_number
+from .lifestyle import HABIT_REDUCED, coffee_value
 from .medication_details import DOSE, _dose_match, details
 from .medications import EXCEPT
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
@@ -51,7 +53,12 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
     (
         Section.ALLERGIES,
         None,
-        rx(r"allerg|аллерг|непереносим|intoleran|reaction\w*\s+to\s+(?:any\s+)?(?:med|drug)|过敏"),
+        rx(
+            r"allerg|аллерг|непереносим|intoleran|reaction\w*\s+to\s+(?:any\s+)?(?:med|drug|antibiotic)|过敏"
+            # "На лекарства реакций не было?", "реакции на препараты?"
+            r"|реакци\w*\s+(?:\w+\s+)?на\s+(?:\w+\s+)?(?:лекарств|препарат|антибиотик)"
+            r"|\bна\s+(?:\w+\s+)?(?:лекарств|препарат|антибиотик)\w*\s+(?:\w+\s+){0,2}?реакци"
+        ),
     ),
     (
         Section.MEDICATIONS,
@@ -102,6 +109,7 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         ),
     ),
     (Section.LIFESTYLE, "physical_activity", rx(r"exercis|work\s+out|sports?\b|спорт|физическ|运动|锻炼")),
+    (Section.LIFESTYLE, "coffee", rx(r"coffee|caffeine|espresso|кофе|咖啡")),
     (
         Section.DEMOGRAPHICS,
         "birth_year",
@@ -206,6 +214,8 @@ _ALCOHOL_HOW = [
 ]
 _SMOKE_HOW = rx(
     r"(?:half\s+)?an?\s+pack|\d+\s*(?:packs?|cigarettes?)|pack\s+a\s+day|(?:пол)?пачк\w*|\d+\s+сигарет\w*"
+    r"|\b(?:[а-я]+|one|two|three|four|five|six|seven|eight|ten|a\s+few|a\s+couple(?:\s+of)?)\s+(?:сигарет\w*|cigarettes?|cigs?)"
+    r"(?:\s+(?:в|a|per)\s+(?:день|сутки|day))?"
     r"|一天一包|半包|\d+\s*根"
 )
 _QUIT = rx(r"\bquit|stopped|used\s+to|gave\s+up|former|бросил\w*|раньше|завязал\w*|戒了|以前")
@@ -276,12 +286,41 @@ class Question:
 def read_question(text: str) -> Question:
     carried = carried_topic(text)
     if carried is None:
-        return _read_question(text)
+        question = _read_question(text)
+        return question if question.subjects else _elliptic(text, question)
     # "Any chronic illness in the family?" / ... / "And you yourself?": the earlier question's
     # topic, asked about the user.
     earlier, follow_up = carried
     question = _read_question(earlier, about_the_user=True)
     question.topic_text, question.text, question.restatement = question.text, follow_up, False
+    return question
+
+
+# A short topic-less question ("Есть ли на что-то?", "Any?", "有吗？") after the turn's own topic
+# sentence ("Начнём с аллергий.", "Now, allergies.", "先说过敏。"): the question is about that topic.
+_ELLIPTIC = rx(
+    r"^\W*(?:а\s+|and\s+|so\s+|ну\s+)?(?:есть\s+ли|есть|были\s+ли|бывает|any|anything|have\s+you\s+got\s+any"
+    r"|do\s+you\s+have\s+any|is\s+there|有没有|有吗|有)(?:\s*(?:у\s+вас|на\s+что-?\w*|что-?\w*|какие-?\w*"
+    r"|что\s+(?:нибудь|либо)|at\s+all|of\s+them|something|anything|什么|吗|呢))*\W*$"
+)
+
+
+_ALCOHOL_WORD = rx(r"alcohol|beer|wine|liquor|booze|алкогол|спиртн|пиво|вино|酒")
+
+
+def _elliptic(text: str, question: Question) -> Question:
+    asked = question.text
+    low = fold_in_place(asked)
+    if not _ELLIPTIC.match(low) or len(asked.split()) > 6:
+        return question
+    before = text[: text.rfind(asked)] if asked in text else ""
+    intro = [p for p in re.split(r"(?<=[.!。！])\s*", before.strip()) if p.strip()]
+    if not intro:
+        return question
+    topical = _read_question(intro[-1])
+    if not topical.subjects or topical.partial:
+        return question
+    question.subjects, question.topic_text = topical.subjects, topical.text
     return question
 
 
@@ -318,6 +357,9 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             for s in question.subjects
             if s.section not in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.LIFESTYLE)
         ]
+    if (Section.LIFESTYLE, "coffee") in seen and not _ALCOHOL_WORD.search(low):
+        # "How much coffee do you drink?": the drink is the coffee, no alcohol
+        question.subjects = [s for s in question.subjects if s.slot != "alcohol"]
     if any(s.section is Section.ALLERGIES for s in question.subjects):
         # "Allergies to medicines?": the drugs are allergens, the question is not about medications.
         question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
@@ -376,7 +418,28 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         # "Is anyone in the household a smoker?", "Has he had a fever?": not the user; family
         # history keeps its own reading.
         question.subjects = [s for s in question.subjects if s.section is Section.FAMILY_HISTORY]
+    if _ASKS_INDICATION.search(low) and not _SOMEONE_TAKES.search(low) and not question.subjects[1:]:
+        # "What's that for?" / "type 2 diabetes": the condition the drug treats is the user's; a no
+        # or "don't know" says nothing about the section.
+        question.subjects = [s for s in question.subjects if s.slot != _IN_FOCUS]  # not "do you take it?"
+        question.subjects.append(Subject(Section.CHRONIC_CONDITIONS, _INDICATION, whole_section=False))
+        question.partial = True
     return question
+
+
+# "What's that for?", "Для чего он?", "是治什么的？": the condition a drug is taken for
+_INDICATION = "indication"
+_ASKS_INDICATION = rx(
+    r"\bwhat(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:that|it|this|they|those|these)\s+(?:for|treating)\b"
+    r"|\bwhat\s+(?:do|did|are|were)\s+you\s+(?:take|taking|use|using|on)\s+(?:it|that|this|them|those)\s+for\b"
+    r"|\bwhat\s+(?:was|were|is|are)\s+(?:it|that|they|those)\s+prescribed\s+for\b|^\W*(?:and\s+)?what\s+for\W*$"
+    r"|\bwhat\s+(?:does|do)\s+(?:it|that|they)\s+treat\b|\bwhat\s+(?:condition|problem)\s+(?:is|are)\s+(?:it|that)\s+for\b"
+    r"|\b(?:для|от)\s+чего\s+(?:(?:вы\s+)?(?:его|её|ее|их|это|он[аио]?|они)\b|(?:вы\s+)?(?:принима|пь[её]т|назнач"
+    r"|выписа|нуж[енаы]))|^\W*(?:а\s+)?(?:для|от)\s+чего\W*$|\bпо\s+какому\s+поводу\s+(?:вы\s+)?(?:его|её|ее|их"
+    r"|принима|пь[её]т|назнач)|\bчто\s+(?:им|ими|этим)\s+лечите"
+    r"|治什么|治疗什么|(?:为|因为)什么(?:病)?(?:吃|用|开)的|(?:吃|用)(?:它|这个药|这药)?(?:是)?为了什么|用来治|什么用的"
+)
+_SOMEONE_TAKES = rx(r"\b(?:она|he|she|his|her|him)\b|\b(?:принимает|пьет|пьёт)\b|他|她")
 
 
 def extract(
@@ -769,7 +832,7 @@ def _slot_answer(subject: Subject, answer: str, yes: bool) -> Draft | None:
             status=FactStatus.PRESENT,
             attributes={"pregnancy": value},
         )
-    if subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
+    if subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol", "coffee"):
         return _draft(
             Section.LIFESTYLE,
             answer,
@@ -909,6 +972,8 @@ def _content(
         if subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol"):
             past = bool(_PAST_QUESTION.search(fold_in_place(question.text)))
             drafts += _habit(subject.slot, answer, past=past)
+        elif subject.slot == "coffee":
+            drafts += _coffee_answer(answer)
         elif subject.slot == "birth_year":
             drafts += _age(answer, ctx)
         elif subject.slot == "pregnancy":
@@ -949,8 +1014,17 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
     previous_stopped: bool | None = None
     found.sort(key=lambda f: f[0])
     for index, (a, b, term) in enumerate(found):
-        before = low[max(offset, a - 12) : a].split()[-2:]
-        if any(NEGATION.fullmatch(w.strip(",.")) for w in before):
+        denied = False
+        if term is not None and section in (Section.CHRONIC_CONDITIONS, Section.FAMILY_HISTORY):
+            # "астмы нет. бронхит хронический": asthma denied in its own clause, chronic bronchitis said
+            term = chronic_form(text, Term(term.entry, a, b))
+            a, b = term.start, term.end
+            denied = denied_in_answer(text, a, b, offset)
+            if denied and subject.slot == _INDICATION:
+                continue  # "what's it for?" / "not for diabetes": nothing about the user's diabetes
+        elif term is not None and section is Section.ALLERGIES and denied_in_answer(text, a, b, offset):
+            denied = True  # "на пенициллин нет", "penicillin no. cats yes": not allergic to it
+        elif any(NEGATION.fullmatch(w.strip(",.")) for w in low[max(offset, a - 12) : a].split()[-2:]):
             continue  # "not penicillin"
         target = section
         if target is not Section.FAMILY_HISTORY and _someone_else(text, a):
@@ -959,13 +1033,16 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             target = Section.REPORTED_DIAGNOSES
         if section is Section.ALLERGIES and _REACTION_WORDS.search(low[a:b]):
             continue  # a reaction is never an allergen
-        name = text[a:b]
+        conditions_named = section in (Section.CHRONIC_CONDITIONS, Section.FAMILY_HISTORY)
+        name = mention(text, term) if term is not None and conditions_named else text[a:b]
         normalized = normalize_name(target, name)
         if normalized.key in seen:
             continue
         seen.add(normalized.key)
         attributes: dict = {}
         status = FactStatus.ACTIVE if target is Section.MEDICATIONS else FactStatus.PRESENT
+        if denied:
+            status = FactStatus.ABSENT
         if target is Section.MEDICATIONS:
             stopped = _stopped_in_answer(low, [(f[0], f[1]) for f in found], index, previous_stopped)
             previous_stopped = stopped
@@ -1076,6 +1153,8 @@ def _unknown_names(
             continue
         if word in _NOT_A_DRUG:  # "ice, rest", "мазь": a remedy or a form, no drug's name
             continue
+        if _TOPIC_OF[(Section.ALLERGIES, None)].match(word):
+            continue  # "аллергии нет", "allergies: none": the topic's own word, no allergen
         if _QUIT_FORWARD.fullmatch(word) or _NOW.fullmatch(word) or _QUIT_VERB.match(word):
             continue  # "Раньше пил эналаприл", "Now only metformin": a time word, not a name
         if find_terms(kinds_for(Section.SYMPTOMS), word) or (
@@ -1100,6 +1179,43 @@ _PAST_QUESTION = rx(
 )
 
 
+_ZH_CUPS = re.compile(
+    r"(?P<day>一天|每天|天天|一日|每日)?(?:就|只|才|大概|差不多|也就)?(?:喝)?(?P<n>\d+|[一两二三四五六七八九十半])(?:杯|罐)"
+)
+_ZH_REDUCED = re.compile(r"减少|少喝|减到|降到|只喝|现在.{0,4}就")
+
+
+def _coffee_answer(answer: str) -> list[Draft]:
+    """ "How much coffee?" / "cut down to one cup a day", "сократила до одной чашки", "现在一天就一杯了":
+    less coffee is still coffee; only a quit stops it."""
+    low = fold_in_place(answer)
+    value: str | None = "former"
+    if _QUIT.search(low) and not _NOW.search(low):
+        status = FactStatus.STOPPED
+    else:
+        status, value = FactStatus.PRESENT, coffee_value(low)
+        cups = _ZH_CUPS.search(answer) if value in (None, "reduced") else None
+        if cups is not None:
+            n = parse_number(cups.group("n")) if cups.group("n").isdigit() else zh_number(cups.group("n"))
+            count = "half a" if cups.group("n") == "半" else f"{int(n)}" if n else cups.group("n")
+            plural = "" if count in ("1", "half a") else "s"
+            value = f"{count} cup{plural}{' a day' if cups.group('day') else ''}"
+        elif value is None and _ZH_REDUCED.search(answer):
+            value = "reduced"
+    if value is None:
+        return []
+    return [
+        _draft(
+            Section.LIFESTYLE,
+            answer,
+            name="coffee",
+            hint="coffee",
+            status=status,
+            attributes={"value": value},
+        )
+    ]
+
+
 def _habit(slot: str, answer: str, past: bool = False) -> list[Draft]:
     low = fold_in_place(answer)
     if _QUIT.search(low) or (past and not (_STILL.search(low) or _NOW.search(low))):
@@ -1118,6 +1234,8 @@ def _habit(slot: str, answer: str, past: bool = False) -> list[Draft]:
         value = answer[how.start() : how.end()] if how else None
     else:
         value = next((v for pattern, v in _ALCOHOL_HOW if pattern.search(low)), None)
+    if value in (None, "regularly") and HABIT_REDUCED.search(low):
+        value = "reduced"  # "cut down (a lot)", "сократил", "少抽了": less of the habit, never stopped
     if value is None:
         return []
     return [

@@ -122,7 +122,8 @@ _OTHERS = (
 _FAMILY = "我们家里 我们家 我家里 我家 家里人 家里 家人 家族里 家族 亲戚"
 _PERSON = re.compile(
     "|".join(sorted({*_RELATIVE_BY_WORD, *_OTHERS.split(), *_FAMILY.split()}, key=len, reverse=True))
-    + r"|(?<![其吉])[他她]|我们|我|本人|自己"
+    # 他 inside a drug's name is no person: 阿托伐他汀, 非布司他, 他达拉非, 他克莫司, 他莫昔芬
+    + r"|(?<![其吉司])[他她](?!汀|达拉非|克莫司|莫昔芬|巴唑)|我们|我|本人|自己"
 )
 _ZH_RELATIVE = re.compile("|".join(sorted(_RELATIVE_BY_WORD, key=len, reverse=True)))
 
@@ -592,8 +593,13 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
     for index, term in enumerate(drugs):
         a, b = term.start, term.end
         cue = _cue_for(s, cues, drugs, a, b)
+        # a stop told in the next clause: its own clause says whether it happened ("可能是X引起的" hedges
+        # the cause, not the stop)
+        stop_next = None if cue else _stopped_next(s, cues, drugs, a)
+        cue = cue or stop_next
         first = min(a, cue.start) if cue else a
-        if not _is_self(s, a) or _hypothetical(s, a) or _MED_BLOCK.search(s.low[s.clause(a)[0] : a]):
+        said_at = stop_next.start if stop_next else a
+        if not _is_self(s, a) or _hypothetical(s, said_at) or _MED_BLOCK.search(s.low[s.clause(a)[0] : a]):
             continue
         status = _med_status(s, cue, a, b)
         if _EXCEPT.search(s.low[max(0, a - 3) : a]) and _MED_NONE.search(s.low):
@@ -671,11 +677,52 @@ def _cue_for(s: Sentence, cues: list[_Cue], drugs: list[Term], a: int, b: int) -
     return None
 
 
+# "医生说可能是阿司匹林引起的，后来停了，换成波立维": a bare stop opening the next clause ends
+# the drug the clause before named (with no cue of its own).
+_THEN = re.compile(r"(?:后来|然后|所以|于是|因此|就|我|已经|马上|立刻|自己|也|便|把它|把药|给)*")
+
+
+def _stopped_next(s: Sentence, cues: list[_Cue], drugs: list[Term], a: int) -> _Cue | None:
+    end = s.clause(a)[1]
+    pos = end
+    while pos < len(s.text) and s.text[pos] in _PUNCT:
+        pos += 1
+    if pos >= len(s.text) or pos == end:
+        return None
+    start, next_end = s.clause(pos)
+    if any(start <= t.start < next_end for t in drugs):
+        return None
+    lead = _THEN.match(s.low, start)
+    at = lead.end() if lead else start
+    return next((c for c in cues if c.start == at and c.status is _STOPPED and c.end <= next_end), None)
+
+
+_DOCTOR_SAID = re.compile(r"(?:医生|大夫|医师)(?:说|让|叫|要|建议|嘱咐)[^，。]{0,2}")
+
+
+def _doctor_from(s: Sentence, clause_start: int) -> int:
+    """Where to look for the doctor of a switch: its clause, or a bare "医生说，" just before."""
+    pos = clause_start - 1
+    while pos > 0 and s.text[pos] in _PUNCT:
+        pos -= 1
+    if pos <= 0:
+        return clause_start
+    start = s.clause(pos)[0]
+    said = _DOCTOR_SAID.fullmatch(s.low, start, pos + 1)
+    return start if said else clause_start
+
+
+_DOSE_LEAD = re.compile(
+    r"[\s，,：:]*(?:(?:一天|每天|每日|一日|每次|一次|早上|晚上|每晚|每早|饭前|饭后|餐前|餐后|睡前)[\s，,]*)?"
+)
+
+
 def _med_status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
     if cue is None:
         # An answer such as "拜新同 30mg" names a current drug with its dose.
         lead = s.low[s.clause(a)[0] : a].strip(_PUNCT)
-        dose = _DOSE.match(s.low, b + len(s.low[b:]) - len(s.low[b:].lstrip()))
+        # "有，非布司他，一天40毫克": the dose may follow in the next clause, after how often
+        dose = _DOSE.match(s.low, _DOSE_LEAD.match(s.low, b).end())  # type: ignore[union-attr]
         return _ACTIVE if dose and lead in ("", "是", "有", "对", "嗯") else None
     if cue.status is None:
         return None
@@ -688,7 +735,10 @@ def _med_status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | N
         # "从拜新同换成络活喜", "医生把X换成了Y": the old drug ends, the new one starts.
         if a < switch.start():
             return _STOPPED
-        return _PRESCRIBED if _DOCTOR.search(s.low[: switch.start()]) else _ACTIVE
+        # the doctor of the switch's own clause ("医生把X换成了Y", "医生说，换成Y"), not one who
+        # only said what caused a complaint ("医生说可能是阿司匹林引起的，后来停了，换成波立维")
+        doctor = _DOCTOR.search(s.low, _doctor_from(s, clause_start), switch.start())
+        return _PRESCRIBED if doctor else _ACTIVE
     if cue.status is _STOPPED and cue.start > b and text.startswith(("不吃", "没")):
         return None  # "拜新同不吃..." without 了 is too unclear after the name
     return cue.status
@@ -1434,7 +1484,42 @@ _PER_WEEK = re.compile(r"(?:每周|一周|每星期|每个星期|一个星期)[^
 
 
 def _lifestyle(s: Sentence, ctx: Context) -> list[Draft]:
-    return _smoking(s, ctx) + _vaping(s) + _alcohol(s) + _diet(s) + _activity(s)
+    return _smoking(s, ctx) + _vaping(s) + _alcohol(s) + _diet(s) + _activity(s) + _coffee(s)
+
+
+# "每天两杯咖啡", "咖啡减到一天一杯" (less is still coffee), "不喝咖啡", "咖啡戒了".
+_COFFEE_STOPPED = re.compile(
+    r"戒(?:了|掉)?咖啡|咖啡(?:已经|早就)?戒(?:了|掉)|不(?:再)?喝咖啡了|咖啡(?:已经)?不喝了"
+)
+_COFFEE_ABSENT = re.compile(r"(?:从来|从)?不(?:怎么)?喝咖啡|咖啡(?:也|都|从来)?不喝|没(?:有)?喝过咖啡")
+_COFFEE_CUPS_A_DAY = re.compile(rf"(?P<day>一天|每天|天天|一日|每日)[^，。]{{0,4}}?(?P<n>{_ZH_NUM}|半)杯")
+_COFFEE_CUPS = re.compile(rf"(?P<day>)(?P<n>{_ZH_NUM}|半)杯")
+
+
+def _coffee(s: Sentence) -> list[Draft]:
+    m = re.search(r"咖啡", s.low)
+    if not m:
+        return []
+    stopped = _COFFEE_STOPPED.search(s.low)
+    if stopped:
+        return _habit(s, stopped.start(), stopped.end(), "coffee", FactStatus.STOPPED, "former")
+    absent = _COFFEE_ABSENT.search(s.low)
+    if absent:
+        return _habit(s, absent.start(), absent.end(), "coffee", FactStatus.ABSENT, "no")
+    if not re.search(r"喝|杯", s.low):
+        return []  # "咖啡因过敏", "少喝咖啡" as advice: no habit said
+    value = "yes"
+    cups = _COFFEE_CUPS_A_DAY.search(s.low) or _COFFEE_CUPS.search(s.low)
+    if cups:
+        n = zh_number(cups.group("n")) if cups.group("n") != "半" else None
+        count = f"{n}" if n else "half a"
+        value = f"{count} cup{'' if count in ('1', 'half a') else 's'}{' a day' if cups.group('day') else ''}"
+    elif re.search(r"减少|少喝|减到|降到", s.low):
+        value = "reduced"
+    drafts = _habit(s, m.start(), m.end(), "coffee", FactStatus.PRESENT, value)
+    for d in drafts:
+        d.name = "coffee"
+    return drafts
 
 
 _VAPE = re.compile(r"电子烟|雾化烟")

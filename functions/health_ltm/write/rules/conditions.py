@@ -6,10 +6,13 @@ diagnosis, "у мамы диабет 2 типа" family history; negation makes 
 
 from __future__ import annotations
 
+import re
+
 from ...domain.attributes import Relative
 from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
-from ..normalize import Term, find_terms, lookup, normalize_name
+from ...domain.text import CJK, fold_in_place
+from ..normalize import Entry, Term, find_terms, lookup, normalize_name
 from .dates import find_since
 from .text import (
     FAMILY_WIDE,
@@ -24,6 +27,7 @@ from .text import (
     hypothetical,
     negated,
     rx,
+    split_sentences,
     third_party_before,
     uncertain,
 )
@@ -38,8 +42,11 @@ _CUE = rx(
 )
 # "давление 140 на 90", "cholesterol is 6.2": a reading, not a diagnosis.
 # "давление 140", "sugar was 7.5", "pressure at 140/90": a reading; "a heart attack at 50" is an age
+# (but "гипертония 1 степени", "diabetes type 2", "asthma grade 2" name a grade, not a reading)
 _READING_AFTER = rx(
     r"^\s*(?:[:=]\s*|(?:был[аои]?|is|was|of|около|на\s+уровне|уровень|level)\s+)?\d"
+    r"(?![\d.,]*\s*(?:-?(?:й|ой|ий|го|ей|я|ая|st|nd|rd|th)\b)?\s*(?:степен|стади|ст\b|тип|type|stage|grade"
+    r"|degree|класс|class|фк\b|функциональн))"
     r"|^\s*at\s+\d+(?:[.,/]\d|\s*(?:mmol|mg|%|mm\b))"
 )
 _VACCINE_CONTEXT = rx(r"прививк|привил|привит|вакцин|vaccin|\bshots?\b|\bjabs?\b|booster")
@@ -61,11 +68,18 @@ _DENIAL_VERB = (
     r"|(?:i\s+|i've\s+|i\s+have\s+)?(?:never|haven't|have\s+not|didn't|did\s+not)\s+(?:ever\s+)?"
     r"(?:had|got|gotten|caught|been\s+diagnosed)\b"
     r"(?=\s*(?:$|[.!?,;]|(?:it|that|them|before|either|ever|myself|as\s+a\s+(?:kid|child))\b))"
+    r"|нету\b"  # "гипертонии нету" (the "нет" after the name is read by ``negated``)
 )
 # Up to two words between the name and the denial, none a verb of having or a conjunction ("Астмой
 # болею и никогда не был в больнице" denies nothing).
 _FILLER = r"(?:(?!(?:и|а|но|and|but|болею|болел\w*|болеет|страдаю|есть|have|has|had)\b)[\w-]+\s+)"
-_DENIED_AFTER = rx(r"^\s*(?:у\s+меня\s+)?" + _FILLER + r"{0,2}?(?:" + _DENIAL_VERB + r")")
+_DENIED_AFTER = rx(r"^\s*[-—–:]?\s*(?:у\s+меня\s+)?" + _FILLER + r"{0,2}?(?:" + _DENIAL_VERB + r")")
+# A bare "no" after the name, the clause ending there: "asthma no, diabetes yes", "астма - нет",
+# "diabetes: none" (but not "астма - нет приступов", "asthma no longer bothers me")
+_NO_AFTER = rx(
+    r"^\s*[-—–:]?\s*(?:(?:у\s+меня\s+)?(?:тоже\s+|вроде\s+|уже\s+)?(?:нет+|нету|не\s+было)|no|nope|none|never"
+    r"|nah|negative)(?=\s*(?:$|[-—–,.;!?)…]))"
+)
 # The doctor named the diagnosis with no verb of being: "кардиолог сказал стенокардия", "врач
 # сказал гастрит", "GP says it's asthma", "I saw my GP, she thinks it's migraine".
 _DOCTOR = rx(
@@ -190,10 +204,62 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     return drafts
 
 
+# The adjective after the name: "бронхит хронический", "гастрит у меня хронический", "bronchitis, chronic"
+_CHRONIC_AFTER = rx(r"[\s,(]*(?:(?:у\s+меня|тоже|уже)\s+)?(?P<adj>хронич\w*|chronic)\b")
+
+
+def chronic_form(text: str, term: Term) -> Term:
+    """The chronic entry of a name the adjective follows ("бронхит хронический": chronic bronchitis),
+    spanning both; else ``term``."""
+    m = _CHRONIC_AFTER.match(fold_in_place(text), term.end)
+    if m is None or term.entry.extra.get("chronic"):
+        return term
+    found = find_terms(_KINDS, f"{m.group('adj')} {text[term.start : term.end]}")
+    if len(found) != 1 or not found[0].entry.extra.get("chronic") or found[0].entry.key == term.entry.key:
+        return term
+    return Term(found[0].entry, term.start, m.end())
+
+
+def mention(text: str, term: Term) -> str:
+    """The name as said, or the table's own when what was said reads as another entry
+    ("бронхит хронический" is chronic bronchitis, not bronchitis)."""
+    said = text[term.start : term.end]
+    entry = lookup(Section.CHRONIC_CONDITIONS, said)
+    if entry is None or entry.key == term.entry.key:
+        return said
+    return term.entry.name("zh" if CJK.search(said) else "ru" if re.search("[а-яё]", said, re.I) else "en")
+
+
+_ANSWER_NO = rx(r"[\s,.!;:—–-]")
+_ZH_DENIED_AFTER = rx(r"(?:也|倒|都|从来)?(?:没有|没|无)(?:过|得过)?(?=$|[\W，。；！、]|但|不过|可是)")
+
+
+def denied_in_answer(text: str, start: int, end: int, marker_end: int = 0) -> bool:
+    """An answer denies the condition at ``start:end`` in its own clause: "астмы нет", "no asthma",
+    "diabetes - never had it", "哮喘没有"; a yes/no marker set off by punctuation ("no, asthma")
+    is the answer's, not the name's."""
+    if marker_end and _ANSWER_NO.search(text[:marker_end].strip()):
+        text = " " * marker_end + text[marker_end:]
+    pos = 0
+    for sentence in split_sentences(text):
+        at = text.find(sentence.text, pos)
+        pos = at + len(sentence.text)
+        if at <= start < pos:
+            local = start - at
+            term = Term(_NO_ENTRY, local, end - at)
+            if negated(sentence, local, end - at, window=3) or denied_after(sentence, term):
+                return True
+            return bool(CJK.search(sentence.text)) and bool(_ZH_DENIED_AFTER.match(sentence.low, end - at))
+    return False
+
+
+_NO_ENTRY = Entry("condition", "", {})
+
+
 def _terms(s: Sentence) -> list[Term]:
     """Table conditions ("diabetis", "гипертензея": fuzzy), and a level said to be high; the
     phrase takes the place of a table name inside it ("давление" in "давление повышенное")."""
-    terms = list(find_terms(_KINDS, s.text, fuzzy=True))
+    terms = [chronic_form(s.text, t) for t in find_terms(_KINDS, s.text, fuzzy=True)]
     for m in _HIGH_LEVEL.finditer(s.low):
         what = m.group("what") or m.group("what2")
         hint = next((h for pattern, h in _LEVEL_CONDITION if pattern.search(what or "")), None)
@@ -245,7 +311,7 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
             relative = ctx.relative_in_focus
     if relative is None:
         return None
-    name = s.text[term.start : term.end]
+    name = mention(s.text, term)
     denied = negated(s, term.start, term.end, window=6) or denied_after(s, term)
     status = FactStatus.ABSENT if denied else FactStatus.PRESENT
     m = RELATIVE.search(s.low, *s.clause(term.start))
@@ -262,7 +328,14 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
 
 def denied_after(s: Sentence, term) -> bool:
     """The user denies the disease with a verb after its name ("Корью никогда не болела")."""
-    return bool(_DENIED_AFTER.match(s.low[term.end : s.clause(term.start)[1]]))
+    after = s.low[term.end : s.clause(term.start)[1]]
+    dash = _DASH.match(s.low, term.end)
+    if not after.strip() and dash is not None and dash.end() < len(s.low):
+        after = s.low[term.end : s.clause(dash.end())[1]]  # "астма - нет": the dash ends the clause
+    return bool(_DENIED_AFTER.match(after) or _NO_AFTER.match(after))
+
+
+_DASH = rx(r"\s*[-—–:]\s*")
 
 
 def _doctor_said(s: Sentence, term) -> bool:
@@ -295,6 +368,27 @@ def _doctor_said(s: Sentence, term) -> bool:
     return not head.strip(" ,;:-—–") and bool(_SAID_ONCE.fullmatch(said.group(0)))
 
 
+# A clause that is only the name and its denial or its adjective: "no diabetes", "астмы нет",
+# "а гастрит хронический", "asthma, no".
+_BARE_BEFORE = rx(r"[\s,;:—–-]*(?:(?:and|but|а|но|и|ну|зато)\s+)?(?:(?:no|нет|никакой|никакого|никаких)\s+)?")
+_BARE_AFTER = rx(
+    r"[\s,;:—–-]*(?:(?:у\s+меня\s+)?(?:тоже\s+|вроде\s+|уже\s+)?(?:нет|нету|не\s+было)|no|none|either|though"
+    r"|хронич\w*|chronic)?(?:\s+(?:either|though|тоже|вроде|уже|у\s+меня))*[\s,;:—–.!…-]*"
+)
+
+
+def _said_bare(s: Sentence, term) -> bool:
+    """The clause names the condition with nothing else: a denial ("no diabetes", "диабета нет")
+    or the adjective after the name ("бронхит хронический"); a bare name is no statement."""
+    start, end = s.clause(term.start)
+    before, after = s.low[start : term.start], s.low[term.end : end]
+    if not (_BARE_BEFORE.fullmatch(before) and _BARE_AFTER.fullmatch(after)):
+        return False
+    tail = re.search(r"(?:хронич\w*|chronic)$", s.low[term.start : term.end])  # "бронхит хронический"
+    said = f"{before} {after} {tail.group(0) if tail else ''}"
+    return bool(re.search(r"\b(?:no|нет|нету|никак\w*|не\s+было|none|хронич\w*|chronic)\b", said))
+
+
 def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
     start, end = s.clause(term.start)
     doctor_said = _doctor_said(s, term)
@@ -304,6 +398,7 @@ def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
         or _RESOLVED.search(s.low[start:end])
         or doctor_said
         or high_level(s, term)
+        or _said_bare(s, term)
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))
@@ -314,7 +409,7 @@ def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
         status = FactStatus.RESOLVED
     else:
         status = FactStatus.PRESENT
-    name = s.text[term.start : term.end]
+    name = mention(s.text, term)
     normalized = normalize_name(section, name, term.entry.name("en"))
     attributes: dict = {"icd10": normalized.code} if normalized.code else {}
     since = find_since(s.low[start:end], ctx.today) if status is FactStatus.PRESENT else None

@@ -35,6 +35,8 @@ _AGE = [
     ),
     rx(rf"\b(?:i\s+(?:just\s+)?turned|my\s+age\s+is|age\s*:)\s*(?P<age>(?P<n>{NUM}))\b"),
     rx(rf"^\s*(?P<age>(?P<n>{NUM})\s+(?:years?\s+old|лет|года)\b){_NOT_AGE_UNIT}(?!\s+назад)"),
+    # "我今年32": this year's age with no 岁 (the Chinese rules read "32岁"); not "我爸今年61", "今年32周"
+    rx(r"(?:^|(?<=[\s，,;；。]))(?:我|本人)今年(?:已经|都|才|刚|也)?(?P<age>(?P<n>\d{1,3}))(?:了|啦)?(?=\s*$|\s*[，。,.;；！!？?])"),
 ]
 _BIRTH_YEAR = rx(
     r"\b(?:родил(?:ся|ась)\s+в|born\s+in|год\s+рождения\s*[:—-]?|year\s+of\s+birth\s*[:—-]?)\s*(?P<y>(?:19|20)\d\d)"

@@ -118,6 +118,12 @@ class RuleExtractor:
                         carried=carried,
                     )
                 ]
+                if question is not None and not carried:  # "Have you started the losartan?" / "yep"
+                    already = [d for d, _, _, _ in drafts]
+                    drafts += [
+                        (d, whole, correction, remember)
+                        for d in followups.started_answer(question.text, message.text, ctx, already)
+                    ]
                 if question is not None and not carried and answer_shape(message.text) is not AnswerShape.NO:
                     confirmed = (
                         self._restatement(question.text, message.text, ctx, rules, wanted)
@@ -211,8 +217,11 @@ class RuleExtractor:
             if INSTRUCTION.search(sentence.low) and not retraction:
                 continue
             found = [d for rule in rules for d in rule.extract(sentence, ctx)]
-            if not any(d.section is Section.MEDICATIONS for d in found):
+            meds = [d.span[0] for d in found if d.section is Section.MEDICATIONS]
+            if not meds:
                 found += followups.extract(sentence, ctx)  # a change the drug rules could not place
+            else:  # "... so I quit it, and the doctor switched me to valsartan": "it" comes first
+                found = followups.stopped_before(sentence, ctx, min(meds)) + found
             if retraction:
                 # "I said I'm allergic to codeine — scratch that": what precedes the marker is void;
                 # a bare "Scratch that." voids the previous sentence, or the previous message.

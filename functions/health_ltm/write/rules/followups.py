@@ -12,11 +12,13 @@ from __future__ import annotations
 import itertools
 import re
 
+from ...domain.models import EvidenceKind
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
+from ..dialogue import AnswerShape, answer_shape, last_question
 from ..normalize import find_terms, normalize_name
 from .chinese import about_the_user, zh_dose
-from .dates import find_date
+from .dates import find_date, find_since
 from .medication_details import BARE_VALUE, DOSE, _dose_match
 from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
 
@@ -78,15 +80,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         return []  # "我妈妈停药了", "如果不舒服就停了": not the user's own change
     stopped = _STOPPED.search(s.low)
     if stopped and not hypothetical(s, stopped.start()):
-        return [
-            Draft(
-                Section.MEDICATIONS,
-                s.evidence(*stopped.span()),
-                status=FactStatus.STOPPED,
-                valid_to=find_date(s.low, ctx.today),
-                refers_to_focus=True,
-            )
-        ]
+        return [_stop(s, ctx, stopped)]
     correction = _VALUE_CORRECTION.search(s.low)
     if correction and not _NOT_A_DOSE.search(s.low):
         new = next(v for k, v in correction.groupdict().items() if k.startswith("new") and v)
@@ -119,6 +113,29 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         if itself:
             return [_changed(s, *itself.span(), {})]  # "they upped the dose": taken, the value unsaid
     return []
+
+
+def _stop(s: Sentence, ctx: Context, stopped: re.Match[str]) -> Draft:
+    return Draft(
+        Section.MEDICATIONS,
+        s.evidence(*stopped.span()),
+        status=FactStatus.STOPPED,
+        valid_to=find_date(s.low, ctx.today),
+        refers_to_focus=True,
+    )
+
+
+def stopped_before(s: Sentence, ctx: Context, end: int) -> list[Draft]:
+    """A stop with a pronoun before the first drug the sentence names ("the cough got bad so I quit
+    it, and the doctor switched me to valsartan"): "it" is the drug in focus, not the one after."""
+    stopped = _STOPPED.search(s.low, 0, end)
+    if stopped is None or find_terms(("drug",), s.text[: stopped.start()]):
+        return []  # "took metformin but stopped it, now on X": "it" is the metformin
+    if third_party_before(s, stopped.start()) or hypothetical(s, stopped.start()):
+        return []
+    if CJK.search(s.text) and not about_the_user(s, stopped.start()):
+        return []
+    return [_stop(s, ctx, stopped)]
 
 
 def _changed(s: Sentence, start: int, end: int, attributes: dict) -> Draft:
@@ -162,3 +179,94 @@ def name_corrections(text: str) -> list[tuple[str, str, str]]:
         if wrong_key != right_norm.key:
             out.append((wrong_key, name, right_norm.name_normalized))
     return out
+
+
+# "Have you started the losartan?" / "yep, since tuesday"; "Вы уже начали пить конкор?" / "да, с
+# понедельника"; "开始吃了吗？" / "吃上了": a prescribed drug now taken. A "not yet" says nothing new.
+_STARTED_QUESTION = rx(
+    r"\b(?:have|did|has)\s+(?:you|u)\s+(?:already\s+|actually\s+|managed\s+to\s+|got\s+to\s+)?"
+    r"(?:start|started|begin|begun|began)\b(?!\s+(?:to\s+)?(?:feel|notic|get|hav|see))"
+    r"|\b(?:начал[аи]?|стал[аи]?)\s+(?:ли\s+)?(?:уже\s+)?(?:(?:его|её|ее|их)\s+)?(?:принимать|пить|колоть"
+    r"|использовать|капать|мазать)\b|\bприступил[аи]?\s+к\s+(?:при[её]му|лечению|курсу)\b"
+    r"|开始(?:吃|服用?|用|打|喷)(?:药|它|这个药)?(?:了)?(?:吗|没|没有)|(?:吃|用)上(?:了)?(?:吗|没)"
+    r"|开始(?:服药|用药)(?:了)?(?:吗|没)"
+)
+_STARTED_ANSWER = rx(
+    r"^\W*(?:(?:yes|yeah|yep|yup|sure|ok|okay)\b[\s,.!—–-]*)?(?:i\s+(?:have\s+|did\s+)?|i've\s+)?(?:just\s+)?"
+    r"(?:started|began|begun)\b(?!\s+(?:to\s+)?(?:feel|notic|get|hav))"
+    r"|^\W*(?:(?:да|ага|угу|конечно)\b[\s,.!—–-]*)?(?:я\s+)?(?:уже\s+)?(?:начал[аи]?|стал[аи]?|пью|принимаю"
+    r"|приступил[аи]?)\b"
+    r"|^(?:嗯|对|是的?)?[，,\s]*(?:我)?(?:已经|早就|前天|昨天|今天|上周|这周)?(?:就)?(?:开始(?:吃|服用?|用|打|喷)"
+    r"|吃上|用上|在吃|吃了|服了|用了)"
+)
+_NOT_STARTED = rx(
+    r"\bnot\s+yet\b|\bhaven'?t\b|\bdidn'?t\b|\bnope\b|\bno\b|\bнет\b|\bне\s+(?:начал|стал|успел|пью|принимаю)"
+    r"|\bещ[её]\s+нет\b|\bпока\s+нет\b|还没|没有|没吃|没开始|不吃|未"
+)
+_ENDED = rx(
+    r"\b(?:stopped|quit|came\s+off|gave\s+up)\b|\b(?:бросил|перестал|отменил|прекратил)\w*|停|不吃了|不用了"
+)
+
+
+def started_answer(question_text: str, answer: str, ctx: Context, said: list[Draft]) -> list[Draft]:
+    """A yes to "have you started X?": X (the drug the question names, else the one in focus) is
+    taken now, since when the answer says; nothing when the answer's own words already gave it."""
+    asked = last_question(question_text)
+    low_q = asked.casefold().replace("ё", "е")
+    if not _STARTED_QUESTION.search(low_q):
+        return []
+    low = answer.casefold().replace("ё", "е").strip()
+    shape = answer_shape(answer)
+    if shape is AnswerShape.NO or _NOT_STARTED.search(low) or _ENDED.search(low):
+        return []  # "нет ещё, завтра в аптеку пойду": it stays prescribed
+    if shape is not AnswerShape.YES and not _STARTED_ANSWER.search(low):
+        return []
+    if third_party_before(Sentence(answer, low, ()), len(answer)) or hypothetical(
+        Sentence(answer, low, ()), 0
+    ):
+        return []
+    terms = find_terms(("drug",), asked)
+    keys = {t.entry.key for t in terms}
+    if len(keys) > 1:
+        return []  # "Have you started the losartan or the amlodipine?" / "yes": which is not said
+    meds = [d for d in said if d.section is Section.MEDICATIONS and not d.retracted]
+    cjk = bool(CJK.search(answer))
+    since = None if cjk else find_since(low, ctx.today)
+    dose = zh_dose(low) if cjk else None
+    attributes = {"dose_value": dose[0], "dose_unit": dose[1]} if dose else {}
+    span = (0, len(answer.rstrip()))
+    if terms:
+        term = terms[0]
+        name = asked[term.start : term.end]
+        normalized = normalize_name(Section.MEDICATIONS, name)
+        if any(normalize_name(Section.MEDICATIONS, d.name or "", d.hint).key == normalized.key for d in meds):
+            return []  # the answer rules read it already ("да" to "начали пить конкор?")
+        if normalized.code:
+            attributes["atc_code"] = normalized.code
+        return [
+            Draft(
+                Section.MEDICATIONS,
+                span,
+                name=name,
+                hint=normalized.name_normalized,
+                status=FactStatus.ACTIVE,
+                attributes=attributes,
+                valid_from=since,
+                evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
+                context_evidence=asked,
+            )
+        ]
+    if meds:
+        return []
+    return [
+        Draft(
+            Section.MEDICATIONS,
+            span,
+            status=FactStatus.ACTIVE,
+            attributes=attributes,
+            valid_from=since,
+            refers_to_focus=True,
+            evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
+            context_evidence=asked,
+        )
+    ]

@@ -225,10 +225,61 @@ _PER_WEEK = rx(
     r"(?P<n>\d|два|две|три|четыре|пять|two|three|four|five)\s+раза?\s+в\s+неделю"
     r"|(?P<en>\w+)\s+times\s+a\s+week"
 )
+# Coffee (key coffee; no table entry, like vaping): "two cups a day", "cut down to one cup",
+# "не пью кофе", "бросила кофе". Cutting down is less of it, never stopping.
+_CUPS = (
+    r"(?:\d+(?:\s*[-–]\s*\d+)?|one|two|three|four|five|six|a\s+couple(?:\s+of)?|a\s+few|half\s+a|an?"
+    r"|одн\w*|дв[еау]\w*|тр[иеё]\w*|четыр\w*|пят\w*|пар[уы]|пол)"
+)
+COFFEE_AMOUNT = rx(
+    rf"\b{_CUPS}\s+(?:cups?|mugs?|shots?|espressos?|чаш\w*|кружк\w*|чашечк\w*)(?:\s+(?:of\s+)?coffee|\s+кофе)?"
+    r"(?:\s+(?:a|per|each|every|в|за)\s+(?:day|morning|день|сутки|утро))?"
+)
+HABIT_REDUCED = rx(
+    r"\bcut\s+(?:down|back)\b|\bcutting\s+(?:down|back)\b|\breduced\b|\bless\s+(?:coffee|now)\b|\bfewer\b"
+    r"|\bdown\s+to\b|\bсократил\w*|\bуменьшил\w*|\bсниз\w*\s+до\b|\bменьше\b|减少|少(?:喝|抽)|减到|降到"
+)
+_COFFEE_WORD = r"(?:coffee|caffeine|espresso|кофе)"
+_COFFEE = [
+    (
+        rx(
+            rf"\b(?:quit|stopped|gave\s+up|cut\s+out)\s+(?:drinking\s+)?{_COFFEE_WORD}\b"
+            rf"|\bno\s+longer\s+drink\s+{_COFFEE_WORD}|\b(?:don't|do\s+not)\s+drink\s+{_COFFEE_WORD}\s+any\s?more"
+            r"|\b(?:бросил\w*|перестал\w*)\s+(?:пить\s+)?кофе|\bотказал\w*\s+от\s+кофе|\bбольше\s+не\s+пью\s+кофе"
+        ),
+        FactStatus.STOPPED,
+    ),
+    (
+        rx(
+            rf"\b(?:don't|do\s+not|dont|never)\s+drink\s+{_COFFEE_WORD}|\bне\s+пью\s+кофе|\bкофе\s+(?:вообще\s+)?не\s+пью"
+            r"|\bno\s+coffee\b"
+        ),
+        FactStatus.ABSENT,
+    ),
+    (
+        rx(
+            rf"\b(?:drink|drinking)\s+(?:\w+\s+){{0,4}}?{_COFFEE_WORD}\b|\b{_COFFEE_WORD}\s+(?:every|each|daily|a\s+day)\b"
+            r"|\bпью\s+(?:\w+\s+){0,3}?кофе|\bкофе\s+(?:\w+\s+)?пью\b|\bкофеман\w*"
+            rf"|\b{_CUPS}\s+(?:cups?|mugs?|чаш\w*|кружк\w*|чашечк\w*)\s+(?:of\s+)?{_COFFEE_WORD}"
+            rf"|\b(?:cut\s+(?:down|back)|cutting\s+(?:down|back))\s+on\s+{_COFFEE_WORD}"
+            r"|\b(?:сократил\w*|уменьшил\w*)\s+(?:\w+\s+)?кофе"
+        ),
+        FactStatus.PRESENT,
+    ),
+]
+
+
+def coffee_value(low: str) -> str | None:
+    """How much coffee ("one cup a day", "две чашки"), "reduced" for a cut-down told without an
+    amount; None when neither is said."""
+    amount = COFFEE_AMOUNT.search(low)
+    if amount:
+        return low[amount.start() : amount.end()]
+    return "reduced" if HABIT_REDUCED.search(low) else None
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
-    drafts = _diet(s) + _smoking(s, ctx) + _vaping(s) + _alcohol(s, ctx) + _activity(s)
+    drafts = _diet(s) + _smoking(s, ctx) + _vaping(s) + _alcohol(s, ctx) + _activity(s) + _coffee(s)
     return [d for d in drafts if not third_party_before(s, d.span[1] - 1) and not hypothetical(s, d.span[0])]
 
 
@@ -417,4 +468,22 @@ def _activity(s: Sentence) -> list[Draft]:
             if per_week and status is FactStatus.PRESENT:
                 value = f"{value}, {(per_week.group('n') or per_week.group('en'))} times a week"
             return [_draft(s, *m.span(), "physical_activity", status, value)]
+    return []
+
+
+def _coffee(s: Sentence) -> list[Draft]:
+    for pattern, status in _COFFEE:
+        m = pattern.search(s.low)
+        if not m:
+            continue
+        if status is FactStatus.PRESENT and negated(s, m.start(), m.end(), window=2):
+            status = FactStatus.ABSENT  # "I can't drink coffee"
+        value = {FactStatus.STOPPED: "former", FactStatus.ABSENT: "no"}.get(status)
+        if status is FactStatus.PRESENT:
+            clause = s.low[slice(*s.clause(m.start()))]
+            amount = COFFEE_AMOUNT.search(clause) or COFFEE_AMOUNT.search(s.low)
+            value = amount.group(0) if amount else coffee_value(s.low) or "yes"
+        draft = _draft(s, m.start(), m.end(), "coffee", status, value or "yes")
+        draft.name = "coffee"
+        return [draft]
     return []

@@ -191,6 +191,9 @@ def _scoped(scope: str) -> dict:
     return attributes
 
 
+_COMMA_GAP = rx(r"\s*[,:—–-]\s*")
+
+
 def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tuple[dict, int]:
     """Attributes for the drug at [a, b): dose after it (else just before it), and the frequency,
     time of day, indication and route said for it. Returns them and the last position used.
@@ -215,6 +218,13 @@ def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tupl
             attributes.update(dose_value=amount, dose_unit=unit.value)
             last = max(last, m.end())
             break
+    if "dose_value" not in attributes:
+        # "Uloric, 40 mg a day": the dose set off by a comma right after the name is still its own
+        near = dose_near(s.low, b, limit=3)
+        dose = _dose_match(near, s.low) if near and _COMMA_GAP.fullmatch(s.low, b, near.start()) else None
+        if near and dose:
+            attributes.update(dose_value=dose[0], dose_unit=dose[1].value)
+            last = max(last, near.end())
     said = _scoped(s.low[own_start:own_end])
     if "_indication_end" in said:
         last = max(last, own_start + said.pop("_indication_end"))
