@@ -148,3 +148,13 @@ def test_a_drug_denied_in_an_allergy_answer_is_not_an_allergy(question, answer):
     d.say((Role.ASSISTANT, question), (Role.USER, answer))
     fact = d.fact(Section.ALLERGIES, "amoxicillin")
     assert fact is None or fact.status is FactStatus.ABSENT
+
+
+def test_a_denied_allergen_does_not_take_the_reaction_of_the_one_named_beside_it():
+    d = Dialogue()
+    d.say(
+        (Role.ASSISTANT, "Аллергия на лекарства есть?"),
+        (Role.USER, "на цефтриаксон нет, а на анальгин сыпь была"),
+    )
+    denied = d.fact(Section.ALLERGIES, "ceftriaxone")
+    assert denied is not None and denied.status is FactStatus.ABSENT and "reaction" not in denied.attributes

@@ -206,3 +206,29 @@ def test_statin_names_are_no_third_person() -> None:
     d.say((U, "我在吃阿托伐他汀，还有二甲双胍"))
     assert _status(d, "atorvastatin") is FactStatus.ACTIVE
     assert _status(d, "metformin") is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("said", "key", "value"),
+    [
+        ("пью эгилок 25 по утрам", "metoprolol", 25.0),
+        ("I take lisinopril 20 every day", "lisinopril", 20.0),
+        ("принимаю варфарин 2,5", "warfarin", 2.5),
+    ],
+)
+def test_a_number_right_after_the_drug_name_is_its_dose_as_said(said, key, value):
+    d = Dialogue()
+    d.say((Role.USER, said))
+    fact = d.fact(Section.MEDICATIONS, key)
+    assert fact is not None and fact.attributes.get("dose_value") == value
+
+
+def test_a_count_a_time_or_a_name_number_after_a_drug_is_not_a_dose():
+    d = Dialogue()
+    d.say(
+        (Role.ASSISTANT, "Какие лекарства принимаете?"),
+        (Role.USER, "лизиноприл 10 утром и вечером, омега 3"),
+    )
+    assert d.keys(Section.MEDICATIONS) <= {"lisinopril", "omega_3_fatty_acids"}  # no "вечер"
+    omega = d.fact(Section.MEDICATIONS, "omega_3_fatty_acids")
+    assert omega is None or "dose_value" not in omega.attributes  # the 3 is its name's

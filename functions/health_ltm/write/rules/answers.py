@@ -193,6 +193,7 @@ _NOT_A_NAME = word_set(
     "yes no yeah nope just only that's it that all thanks thank you sure okay ok well um uh hmm maybe "
     "да нет ну вроде только всё все это так спасибо кажется наверное may be pretty much nothing else "
     "anything night morning evening day daily week weekends weekend sometimes occasionally usually know "
+    "утром вечером днем днём ночью утро вечер ночь сном обед обеда завтрака ужина bedtime "
     "think remember aware any none sure idea thing things stuff anymore really they them their there here "
     "this that these those one two three four five six seven eight nine ten some many much more most also "
     "again still then when what which who how why where because about after before since while with "
@@ -1058,7 +1059,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             relative_match = RELATIVE.search(low)
             relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
             attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
-        elif target is Section.ALLERGIES:
+        elif target is Section.ALLERGIES and not denied:  # a denied allergen has no reaction
             attributes = answer_reaction(text)  # "амоксициллин — сыпь": the reaction, and its severity
         drafts.append(
             Draft(

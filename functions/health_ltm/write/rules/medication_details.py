@@ -194,6 +194,28 @@ def _scoped(scope: str) -> dict:
 _COMMA_GAP = rx(r"\s*[,:—–-]\s*")
 
 
+# A number right after the name with no unit ("пью конкор 5", "sertraline 50 every morning"):
+# the dose as said, unit unknown. Not a count, a duration, a frequency or part of a name
+# ("омега 3": values under 5 need a decimal, "бисопролол 2,5").
+_BARE_DOSE = rx(
+    r"\s+(?P<n>\d+(?:[.,]\d+)?)(?=$|\s|[,.;!?)])(?!\s*(?:раз|р/д|р\.|x\b|х\b|times|таб|tab|pill|капс|caps|шт|дн|day"
+    r"|недел|week|месяц|month|год|лет|year|час|hour|мин|min|%|мл|ml|мг|mg|мкг|mcg|г\b|g\b|ед|iu|units?|капел|drops"
+    r"|штук|piece|кг|kg|см|cm|лет|годик))"
+)
+
+
+def bare_dose(low: str, end: int) -> tuple[float, int] | None:
+    """A unit-less dose said right after a drug name ending at ``end``, and where it ends."""
+    m = _BARE_DOSE.match(low, end)
+    if not m:
+        return None
+    text = m.group("n").replace(",", ".")
+    value = float(text)
+    if (value < 5 and "." not in text) or value <= 0 or value > 5000:
+        return None
+    return value, m.end()
+
+
 def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tuple[dict, int]:
     """Attributes for the drug at [a, b): dose after it (else just before it), and the frequency,
     time of day, indication and route said for it. Returns them and the last position used.
@@ -225,6 +247,9 @@ def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tupl
         if near and dose:
             attributes.update(dose_value=dose[0], dose_unit=dose[1].value)
             last = max(last, near.end())
+    if "dose_value" not in attributes and (bare := bare_dose(s.low, b)):
+        attributes["dose_value"] = bare[0]
+        last = max(last, bare[1])
     said = _scoped(s.low[own_start:own_end])
     if "_indication_end" in said:
         last = max(last, own_start + said.pop("_indication_end"))
