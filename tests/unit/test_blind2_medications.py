@@ -232,3 +232,21 @@ def test_a_count_a_time_or_a_name_number_after_a_drug_is_not_a_dose():
     assert d.keys(Section.MEDICATIONS) <= {"lisinopril", "omega_3_fatty_acids"}  # no "вечер"
     omega = d.fact(Section.MEDICATIONS, "omega_3_fatty_acids")
     assert omega is None or "dose_value" not in omega.attributes  # the 3 is its name's
+
+
+@pytest.mark.parametrize(
+    ("said", "key"),
+    [("я на бисопрололе 5 мг", "bisoprolol"), ("я уже давно на L-тироксине", "levothyroxine")],
+)
+def test_the_russian_im_on_x_is_taking_x(said, key):
+    d = Dialogue()
+    d.say((Role.USER, said))
+    fact = d.fact(Section.MEDICATIONS, key)
+    assert fact is not None and fact.status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize("said", ["я на аспирин не реагирую", "я на цефтриаксон аллергик", "я на диете"])
+def test_na_with_a_drug_in_another_case_or_no_drug_is_not_taking_it(said):
+    d = Dialogue()
+    d.say((Role.USER, said))
+    assert d.keys(Section.MEDICATIONS) == set()
