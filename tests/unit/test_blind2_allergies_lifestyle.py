@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from health_ltm.domain.models import Role
-from health_ltm.domain.sections import FactStatus, Section, SectionStatus
+from health_ltm.domain.sections import FactStatus, Section, SectionStatus, Stage
 from tests.unit.test_dialogue_memory import Dialogue
 
 A, U = Role.ASSISTANT, Role.USER
@@ -158,3 +158,26 @@ def test_a_denied_allergen_does_not_take_the_reaction_of_the_one_named_beside_it
     )
     denied = d.fact(Section.ALLERGIES, "ceftriaxone")
     assert denied is not None and denied.status is FactStatus.ABSENT and "reaction" not in denied.attributes
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "key"),
+    [
+        ("Физическая активность у вас какая?", "плаваю два раза в неделю", "physical_activity"),
+        ("Do you work out at all?", "yoga most mornings", "physical_activity"),
+        ("你平时锻炼吗？", "每周游泳两次", "physical_activity"),
+        ("Кофе много пьёте?", "пью три чашки в день", "coffee"),
+    ],
+)
+def test_a_habit_answered_to_the_assistants_question_about_it_is_remembered_at_once(question, answer, key):
+    d = Dialogue()
+    d.say((Role.ASSISTANT, question), (Role.USER, answer))
+    fact = d.fact(Section.LIFESTYLE, key)
+    assert fact is not None and fact.stage is Stage.ACTIVE
+
+
+def test_a_habit_said_in_passing_still_waits_for_a_second_mention():
+    d = Dialogue()
+    d.say((Role.USER, "по выходным плаваю в бассейне"))
+    fact = d.fact(Section.LIFESTYLE, "physical_activity")
+    assert fact is None or fact.stage is Stage.CANDIDATE

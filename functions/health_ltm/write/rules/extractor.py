@@ -50,6 +50,13 @@ from .text import (
 _RULES = (allergies, medications, conditions, symptoms, events, demographics, lifestyle, chinese)
 
 
+def _answers_habit(draft: Draft, habits: set[str]) -> bool:
+    """The draft is the habit the assistant's question asked about."""
+    if draft.section is not Section.LIFESTYLE or draft.retracted:
+        return False
+    return normalize_name(draft.section, draft.name, draft.hint).key in habits
+
+
 # What a presupposing question may carry over: a condition or a symptom the user lives with.
 _PRESUPPOSABLE = frozenset({Section.CHRONIC_CONDITIONS, Section.SYMPTOMS})
 
@@ -149,6 +156,12 @@ class RuleExtractor:
                 # A bare "scratch that": the user takes back what their previous message said.
                 for i in previous_message:
                     out[i] = out[i].model_copy(update={"retracted": True})
+            habits = {x.slot for x in subjects if x.section is Section.LIFESTYLE and x.slot}
+            if habits:  # "Спортом занимаетесь?" / "бегаю по утрам": asked and answered, as explicit
+                drafts = [  # as "remember this" (a habit said in passing waits for a second mention)
+                    (d, sentence, correction, remember or _answers_habit(d, habits))
+                    for d, sentence, correction, remember in drafts
+                ]
             current: list[int] = []
             for draft, sentence, correction, remember in drafts:
                 assertion = (
