@@ -1205,31 +1205,17 @@ def _coffee_answer(answer: str) -> list[Draft]:
             value = "reduced"
     if value is None:
         return []
-    return [
-        _draft(
-            Section.LIFESTYLE,
-            answer,
-            name="coffee",
-            hint="coffee",
-            status=status,
-            attributes={"value": value},
-        )
-    ]
+    return [_habit_draft("coffee", answer, status, value)]
+
+
+def _habit_draft(slot: str, answer: str, status: FactStatus, value: str) -> Draft:
+    return _draft(Section.LIFESTYLE, answer, name=slot, hint=slot, status=status, attributes={"value": value})
 
 
 def _habit(slot: str, answer: str, past: bool = False) -> list[Draft]:
     low = fold_in_place(answer)
     if _QUIT.search(low) or (past and not (_STILL.search(low) or _NOW.search(low))):
-        return [
-            _draft(
-                Section.LIFESTYLE,
-                answer,
-                name=slot,
-                hint=slot,
-                status=FactStatus.STOPPED,
-                attributes={"value": "former"},
-            )
-        ]
+        return [_habit_draft(slot, answer, FactStatus.STOPPED, "former")]
     if slot == "smoking":
         how = _SMOKE_HOW.search(low)
         value = answer[how.start() : how.end()] if how else None
@@ -1239,16 +1225,7 @@ def _habit(slot: str, answer: str, past: bool = False) -> list[Draft]:
         value = "reduced"  # "cut down (a lot)", "сократил", "少抽了": less of the habit, never stopped
     if value is None:
         return []
-    return [
-        _draft(
-            Section.LIFESTYLE,
-            answer,
-            name=slot,
-            hint=slot,
-            status=FactStatus.PRESENT,
-            attributes={"value": value},
-        )
-    ]
+    return [_habit_draft(slot, answer, FactStatus.PRESENT, value)]
 
 
 def _age(answer: str, ctx: Context) -> list[Draft]:

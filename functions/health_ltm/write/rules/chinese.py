@@ -866,7 +866,9 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
     seen: set[tuple[Section, str, str]] = set()
     terms = _with_high_levels(s, _terms(("condition",), s))
     # A name inside a longer symptom's (麻疹 in 荨麻疹, hives): CJK has no word boundary to tell.
-    wider = [t for t in _terms(("symptom",), s) if any(t.end - t.start > c.end - c.start for c in terms)]
+    # (looked up only where there is a condition name to check: this runs on every sentence)
+    symptoms = _terms(("symptom",), s) if terms else []
+    wider = [t for t in symptoms if any(t.end - t.start > c.end - c.start for c in terms)]
     for term in terms:
         a, b = term.start, term.end
         if any(w.start <= a and b <= w.end and w.end - w.start > b - a for w in wider):
