@@ -36,10 +36,11 @@ def sections_of(classifier: QueryClassifier, query: str, recent: tuple[str, ...]
 
 
 def test_painkiller_for_a_headache_takes_medications_allergies_conditions_and_symptoms(classifier):
-    # A drug question carries demographics (pregnancy, breastfeeding, age, weight); a symptom
-    # question the diagnoses the symptom may belong to (issue 12, data/README.md "needs").
+    # A drug question carries demographics (pregnancy, breastfeeding, age, weight); a named drug
+    # for a symptom asks about the drug, not the illness behind the symptom (named_drug_drops).
     result = classifier.classify("Можно ли мне ибупрофен от головной боли?")
-    assert result.sections == [M, SY, RD, CC, DE, AL]
+    assert result.sections == [M, SY, CC, DE, AL]
+    assert RD in sections_of(classifier, "Что мне выпить от головной боли?")
     assert result.history_intent is False
 
 
@@ -79,11 +80,11 @@ LABELLED: list[tuple[str, set[Section], set[Section]]] = [
     ("У меня есть аллергия на что-нибудь?", {AL}, {VA, SU, FH, IN}),
     ("Можно ли мне креветки, если у меня аллергия на рыбу?", {AL}, {VA}),
     ("Можно ли мне бегать с больным коленом?", {LI, IN, CC, SY}, {VA}),
-    ("Какие упражнения мне подойдут после операции на колене?", {LI, SU}, {VA, IN}),
+    ("Какие упражнения мне подойдут после операции на колене?", {SU}, {VA, IN}),
     ("Я плохо сплю уже неделю", {SY, LI}, {VA, FH}),
     ("Как справиться с тревогой перед экзаменом?", {SY}, {VA, FH}),
     ("Нужна ли мне прививка от гриппа в этом году?", {VA}, {FH, IN}),
-    ("Когда я последний раз делал прививку от столбняка?", {VA}, {FH, IN}),
+    ("Когда я последний раз делала прививку от столбняка?", {VA}, {FH, IN}),
     ("Были ли у меня какие-нибудь операции?", {SU}, {VA, FH}),
     ("Как подготовиться к операции под наркозом?", {SU, AL, M}, {VA}),
     ("Я сломал руку в детстве, это может влиять сейчас?", {IN}, {VA}),
@@ -533,10 +534,10 @@ def test_the_needs_labels_are_well_formed_multilingual_and_not_copied():
     assert len(rows) >= 180 and len({r["id"] for r in rows}) == len(rows)
     langs = {lang: sum(r["lang"] == lang for r in rows) for lang in ("ru", "en", "zh")}
     assert langs["ru"] >= 60 and langs["en"] >= 60 and langs["zh"] >= 40
-    assert {r["split"] for r in rows} == {"dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"}
-    assert 0.2 <= sum(r["split"] == "dev" for r in rows) / len(rows) <= 0.7
+    assert {r["split"] for r in rows} == {"dev", "heldout", *(f"fresh{n}" for n in ("", 2, 3, 4, 5, 6, 7))}
+    assert 0.15 <= sum(r["split"] == "dev" for r in rows) / len(rows) <= 0.7
     # the held-apart set: at least 25 questions in each language
-    held_apart = [r for r in rows if r["split"] == "fresh5"]
+    held_apart = [r for r in rows if r["split"] == "fresh7"]
     assert all(sum(r["lang"] == lang for r in held_apart) >= 25 for lang in ("ru", "en", "zh"))
     safety = {M.value, AL.value, CC.value}
     for row in rows:
@@ -616,7 +617,7 @@ def test_exercise_alone_checks_injuries_and_operations_beside_another_topic_it_i
     # injury, an operation, a pregnancy or a calorie question they are that class's business.
     assert {LI, CC, IN, SU} <= sections_of(classifier, "Can I start training for a marathon?")
     after_surgery = sections_of(classifier, "Когда после операции на грыже можно в спортзал?")
-    assert {LI, SU} <= after_surgery and IN not in after_surgery
+    assert SU in after_surgery and not {IN, LI} & after_surgery  # dropped_beside: recovery, not habits
     beside_injury = sections_of(classifier, "我打网球扭伤了手腕")
     assert IN in beside_injury and SU not in beside_injury
     # alone_beside: a sore knee does not make running context
@@ -700,3 +701,77 @@ def test_a_relative_beside_the_user_as_patient_keeps_the_users_safety_sections(c
 
 def test_a_relatives_disease_and_the_users_own_risk_is_family_risk_not_someone_elses(classifier):
     assert {FH, CC, DE} <= sections_of(classifier, "у мамы был рак груди, мне надо что-то проверять?")
+
+
+# --- seventh pass: general questions, named drugs, sections left to the class beside ----------
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Чем ветрянка отличается от оспы?",
+        "Правда ли, что от холода бывает цистит?",
+        "what's the difference between a cold and the flu",
+        "just curious, how does a flu shot work",
+        "感冒和流感有什么区别",
+        "手足口病传染吗",
+    ],
+)
+def test_a_general_health_question_reads_none_of_the_users_facts(classifier, query):
+    result = classifier.classify(query)
+    assert result.classes and result.sections == []
+    assert "general" in result.method
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Чем мой гастрит отличается от язвы?",
+        "is my eczema contagious?",
+        "我这个咳嗽会传染吗",
+    ],
+)
+def test_a_general_marker_beside_the_users_own_words_keeps_the_question_theirs(classifier, query):
+    assert classifier.classify(query).sections
+
+
+def test_a_general_question_about_a_drug_still_reads_the_safety_sections(classifier):
+    assert {M, AL, CC} <= sections_of(classifier, "what's the difference between ibuprofen and paracetamol")
+
+
+def test_a_named_drug_makes_the_symptom_its_context_not_a_new_illness(classifier):
+    # named_drug_drops: "can I take X for my Y" and "X gives me Y" are questions about X
+    for query in ("от эналаприла першит в горле, это нормально?", "does lisinopril give you a cough?"):
+        result = sections_of(classifier, query)
+        assert {M, SY} <= result and RD not in result, query
+    assert RD in sections_of(classifier, "what can i take for a bad cough")
+
+
+def test_a_section_is_left_to_the_class_beside_it(classifier):
+    # dropped_beside: a booster after a wound needs the vaccinations, not the wound's symptoms
+    tetanus = sections_of(classifier, "собака укусила за руку, нужна ли прививка от столбняка?")
+    assert VA in tetanus and SY not in tetanus
+    assert SY in sections_of(classifier, "собака укусила за руку, рана болит")
+
+
+def test_a_screening_that_is_due_is_about_age_and_risk_not_an_operation(classifier):
+    due = sections_of(classifier, "is it time for my first colonoscopy? turning 50 soon")
+    assert {DE, FH} <= due and SU not in due
+    prep = sections_of(classifier, "colonoscopy on friday, which of my pills do i stop?")
+    assert {M, SU} <= prep
+
+
+def test_are_you_there_is_smalltalk(classifier):
+    for query in ("你在吗？", "ты тут?", "you there?"):
+        assert classifier.classify(query).sections == [], query
+
+
+def test_dropped_beside_and_named_drug_drops_must_name_the_class_sections_and_known_classes():
+    data = load_query_classes().model_dump(by_alias=True)
+    spec = data["classes"]["injury_question"]
+    bad_section = dict(spec, dropped_beside={"vaccinations": ["vaccination_question"]})
+    with pytest.raises(ValueError, match="dropped_beside"):
+        type(load_query_classes().classes["injury_question"]).model_validate(bad_section)
+    data["classes"]["injury_question"] = dict(spec, dropped_beside={"symptoms": ["no_such_class"]})
+    with pytest.raises(ValueError, match="bad class"):
+        type(load_query_classes()).model_validate(data)

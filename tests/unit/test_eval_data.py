@@ -226,3 +226,22 @@ def test_the_second_blind_dialogues_are_their_own_set_in_three_languages_and_two
         assert {e["section"] for e in row["expected"]} <= {s.value for s in Section}, row["id"]
         assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
         assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
+
+
+def test_the_third_blind_dialogues_are_their_own_set_in_three_languages_and_two_splits():
+    rows = load_jsonl("dialogues_blind3.jsonl")
+    assert len(rows) == 48 and len({r["id"] for r in rows}) == 48
+    assert Counter(r["lang"] for r in rows) == {"ru": 16, "en": 16, "zh": 16}
+    assert Counter(r["split"] for r in rows) == {"blind3_tune": 24, "blind3_held": 24}
+    for row in rows:
+        assert {e["section"] for e in row["expected"]} <= {s.value for s in Section}, row["id"]
+        assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
+        assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
+    earlier_files = ("dialogues.jsonl", "dialogues_blind.jsonl", "dialogues_blind2.jsonl")
+    earlier = [d for name in earlier_files for d in load_jsonl(name)]
+
+    def said(dialogues):
+        return {m["text"] for r in dialogues for f in r["fragments"] for m in f if m["role"] == "user"}
+
+    # written blind, so a stock answer may recur ("не знаю, никогда не проверялась"), never a dialogue
+    assert len({t for t in said(earlier) & said(rows) if len(t) > 12}) <= 1

@@ -21,7 +21,10 @@ right statuses"). Steps, all driven by the reviewed data file ``data/query_class
    that no term of its own selected);
 5. the sections are the union of the classes' sections in canonical order (a class's
    ``alone_sections`` only when no class but its ``alone_beside`` ones is beside it: exercise
-   beside an injury is context); a look-up question ("какие операции у меня были",
+   beside an injury is context; ``dropped_beside`` leaves a section to the class beside: "when
+   can I run after my C-section" needs the operation, not the training habits;
+   ``named_drug_drops`` leaves a section out when a drug is named: in "zyrtec makes me drowsy"
+   the symptom is the drug's effect, not a new illness); a look-up question ("какие операции у меня были",
    "when was my last tetanus shot", "我以前…") whose classes all name ``lookup_sections``
    takes only those (a record, not advice); a question that still has no class gets the
    safety sections and demographics (``fallback``), smalltalk gets none;
@@ -29,7 +32,10 @@ right statuses"). Steps, all driven by the reviewed data file ``data/query_class
    "我妈在吃…，她能…") reads none of the user's own facts: a relative's, the family history; a
    child's, a partner's or a colleague's, nothing. Any word of the user as the patient ("мне",
    "I", a free "我", "кормящей маме") keeps the question the user's (``other_person``, its own
-   matcher).
+   matcher);
+7. a question about health in general ("чем грипп отличается от ковида?", "手足口病传染吗")
+   reads none of the user's facts: a ``general_question`` marker and no word of the user's own
+   ("my", "у меня", a free "我"), about no drug.
 
 History intent ("раньше", "used to", "以前") is detected separately: it tells the status rules
 to return stopped and resolved facts too.
@@ -58,7 +64,9 @@ SMALLTALK = "smalltalk"
 _HISTORY = "@history"
 _FOLLOW_UP = "@follow_up"
 _LOOKUP = "@lookup"
+_NAMED_DRUG = "@named_drug"
 _RELATIVE, _OTHER, _SELF = "@relative", "@other", "@self"
+_GENERAL, _PERSONAL = "@general", "@personal"
 _MAX_QUERY_CHARS = 4000  # a question longer than a message limit says nothing more about its class
 
 
@@ -103,6 +111,12 @@ class QueryClassSpec(BaseModel):
     # exercise question that checks the knee's injuries and operations).
     alone_sections: tuple[Section, ...] = ()
     alone_beside: tuple[str, ...] = ()
+    # Sections this class leaves to a class beside it: beside an injury or an operation, "when can
+    # I run again" is about the injury, not the user's training habits.
+    dropped_beside: dict[Section, tuple[str, ...]] = Field(default_factory=dict)
+    # Sections this class leaves out when the question names a drug: in "можно но-шпу, тянет живот?"
+    # or "zyrtec makes me drowsy" the symptom is the drug's context or its effect, not a new illness.
+    named_drug_drops: tuple[Section, ...] = ()
     # Sections this class needs only for what is current (they ride along for safety: a drug
     # question checks against the allergies, current medications and chronic conditions): read as
     # their current-state copies, each fact as its line (decision log 28). A subset of sections.
@@ -117,13 +131,18 @@ class QueryClassSpec(BaseModel):
             raise ValueError("current_state must be a subset of sections")
         if self.alone_sections and not set(self.alone_sections) < set(self.sections):
             raise ValueError("alone_sections must be a proper subset of sections")
+        if not set(self.dropped_beside) | set(self.named_drug_drops) <= set(self.sections):
+            raise ValueError("dropped_beside and named_drug_drops must name sections of the class")
         return self
 
-    def sections_beside(self, others: set[str]) -> tuple[Section, ...]:
-        """The sections of this class beside the other selected classes."""
-        if not others - set(self.alone_beside):
-            return self.sections
-        return tuple(section for section in self.sections if section not in self.alone_sections)
+    def sections_beside(self, others: set[str], named_drug: bool = False) -> tuple[Section, ...]:
+        """The sections of this class beside the other selected classes (and a named drug)."""
+        dropped = {section for section, beside in self.dropped_beside.items() if others & set(beside)}
+        if named_drug:
+            dropped |= set(self.named_drug_drops)
+        if others - set(self.alone_beside):
+            dropped |= set(self.alone_sections)
+        return tuple(section for section in self.sections if section not in dropped)
 
 
 class EmbeddingRules(BaseModel):
@@ -169,6 +188,7 @@ class NamedEntityTerms(BaseModel):
     skip: tuple[str, ...] = ()  # names that are ordinary words in a question (body parts)
     chronic: bool | None = None  # conditions: only the chronic ones, or only the acute ones
     kind: str | None = None  # the table's kind, when the rule's name is not it
+    names_a_drug: bool = False  # a hit names a drug (QueryClassSpec.named_drug_drops)
 
 
 class OtherPersonRules(BaseModel):
@@ -181,6 +201,16 @@ class OtherPersonRules(BaseModel):
     self_: _Languages = Field(alias="self")  # the user as the patient: the question stays theirs
     relative_sections: tuple[Section, ...]
     exempt_classes: tuple[str, ...] = ()
+
+
+class GeneralQuestionRules(BaseModel):
+    """A question about health in general, not about the user (see the data file)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    why: str = Field(default="", alias="_why")
+    markers: _Languages  # "what's the difference between", "is it contagious", "好奇"
+    personal: _Languages  # the user's own words beside other_person.self: "my", "мой", "у меня"
+    exempt_classes: tuple[str, ...] = ()  # a question about a drug is always answered for the user
 
 
 class QueryClassesData(BaseModel):
@@ -196,6 +226,7 @@ class QueryClassesData(BaseModel):
     lookup_markers: _Languages = _Languages()
     named_entities: dict[str, NamedEntityTerms | str] = Field(default_factory=dict)  # "_why": a note
     other_person: OtherPersonRules | None = None
+    general_question: GeneralQuestionRules | None = None
     classes: dict[str, QueryClassSpec]
 
     @model_validator(mode="after")
@@ -205,6 +236,7 @@ class QueryClassesData(BaseModel):
         for name, spec in self.classes.items():
             named = set(spec.boosted_by) | set(spec.absorbs) | set(spec.absorbs_weak) | set(spec.requires_any)
             named |= set(spec.alone_beside)
+            named |= {other for beside in spec.dropped_beside.values() for other in beside}
             if name.startswith("@") or not named <= set(self.classes) - {name}:
                 raise ValueError(f"bad class name, or a bad class named in {name!r}")
         for kind, terms in self.named_entities.items():
@@ -214,6 +246,8 @@ class QueryClassesData(BaseModel):
                 raise ValueError(f"named entities {kind!r} point at an unknown class")
         if self.other_person and not set(self.other_person.exempt_classes) <= set(self.classes):
             raise ValueError("other_person.exempt_classes names an unknown class")
+        if self.general_question and not set(self.general_question.exempt_classes) <= set(self.classes):
+            raise ValueError("general_question.exempt_classes names an unknown class")
         return self
 
 
@@ -244,10 +278,12 @@ class _ExemplarIndex:
     owner: list[str]  # exemplar index -> class name
 
 
-def _current_state(specs: dict[str, QueryClassSpec], wanted: set[Section]) -> set[Section]:
+def _current_state(
+    specs: dict[str, QueryClassSpec], wanted: set[Section], named_drug: bool
+) -> set[Section]:
     """The wanted sections every class that asks for them wants only as their current state."""
     light = set()
-    asked = {name: spec.sections_beside(set(specs) - {name}) for name, spec in specs.items()}
+    asked = {name: spec.sections_beside(set(specs) - {name}, named_drug) for name, spec in specs.items()}
     for section in wanted:
         asking = [spec for name, spec in specs.items() if section in asked[name]]
         if asking and all(section in spec.current_state for spec in asking):
@@ -275,6 +311,7 @@ class QueryClassifier:
         history = hits.pop(_HISTORY, 0.0) > 0
         follow_marker = hits.pop(_FOLLOW_UP, 0.0) > 0
         lookup = hits.pop(_LOOKUP, 0.0) > 0
+        named_drug = hits.pop(_NAMED_DRUG, 0.0) > 0
         chosen = {name for name, score in hits.items() if score >= 1.0}
         chosen |= {name for name in set(hits) - chosen if set(self.data.classes[name].boosted_by) & chosen}
         weak = set(hits) - chosen
@@ -315,14 +352,21 @@ class QueryClassifier:
 
         named_specs = {name: self.data.classes[name] for name in chosen}
         specs = list(named_specs.values())
-        wanted = {s for name, spec in named_specs.items() for s in spec.sections_beside(chosen - {name})}
+        wanted = {
+            s for name, spec in named_specs.items() for s in spec.sections_beside(chosen - {name}, named_drug)
+        }
         if lookup and specs and all(spec.lookup_sections is not None for spec in specs):
             wanted = {section for spec in specs for section in spec.lookup_sections or ()}
             methods.append("lookup")
         needs_episodes = any(spec.needs_episodes for spec in specs)
-        light = _current_state(named_specs, wanted) if not (history or "lookup" in methods) else set()
-        whose = self._someone_else(query, chosen)
-        if whose is not None:  # someone else's care: none of the user's own facts (but a relative's)
+        plain = not (history or "lookup" in methods)
+        light = _current_state(named_specs, wanted, named_drug) if plain else set()
+        people = self._people.match(query)
+        whose = self._someone_else(people, chosen)
+        if whose is None and self._general(people, chosen):  # about health, not about the user
+            wanted, light = set(), set()
+            methods.append("general")
+        elif whose is not None:  # someone else's care: none of the user's own facts (but a relative's)
             wanted, light = whose, set()
             methods.append("other_person")
         if not chosen:
@@ -340,13 +384,20 @@ class QueryClassifier:
             current_state=[section for section in Section if section in light],
         )
 
-    def _someone_else(self, query: str, chosen: set[str]) -> set[Section] | None:
+    def _general(self, people: dict[str, float], chosen: set[str]) -> bool:
+        """A general health question ("чем грипп отличается от ковида?", "is lupus hereditary?"):
+        a general marker and no word of the user's own, about no drug."""
+        rules = self.data.general_question
+        if rules is None or not chosen or chosen & set(rules.exempt_classes):
+            return False
+        return bool(people.get(_GENERAL)) and not (people.get(_SELF) or people.get(_PERSONAL))
+
+    def _someone_else(self, found: dict[str, float], chosen: set[str]) -> set[Section] | None:
         """The sections of a question about someone else's care, or None: the user's own question
         (a word of the user as the patient, a class that is always the user's, or no person)."""
         rules = self.data.other_person
         if rules is None or not chosen or chosen & set(rules.exempt_classes):
             return None
-        found = self._people.match(query)
         if found.get(_SELF):
             return None
         if found.get(_RELATIVE):
@@ -354,10 +405,13 @@ class QueryClassifier:
         return set() if found.get(_OTHER) else None
 
     def _people_entries(self) -> list[tuple[str, str, float]]:
-        rules = self.data.other_person
-        if rules is None:
-            return []
-        groups = ((_RELATIVE, rules.relatives), (_OTHER, rules.others), (_SELF, rules.self_))
+        groups: list[tuple[str, _Languages]] = []
+        if self.data.other_person:
+            rules = self.data.other_person
+            groups += [(_RELATIVE, rules.relatives), (_OTHER, rules.others), (_SELF, rules.self_)]
+        if self.data.general_question:
+            general = self.data.general_question
+            groups += [(_GENERAL, general.markers), (_PERSONAL, general.personal)]
         return [(term, label, 1.0) for label, terms in groups for term in terms.all()]
 
     def _companion_present(self, name: str, chosen: set[str]) -> bool:
@@ -446,11 +500,16 @@ class QueryClassifier:
             if isinstance(rule, str):
                 continue
             skip = {fold_case(name) for name in rule.skip}
+            labels = (rule.query_class, _NAMED_DRUG) if rule.names_a_drug else (rule.query_class,)
             entries += [
-                (term, rule.query_class, rule.weight)
+                (term, label, rule.weight)
                 for term in entity_terms(rule.kind or kind, rule.chronic)
                 if term.rstrip("$") not in skip
+                for label in labels
             ]
+            if rule.names_a_drug:  # the INN stems inside a word ("*профен") name a drug too
+                stems = self.data.classes[rule.query_class].terms.all()
+                entries += [(term, _NAMED_DRUG, 1.0) for term in stems if term.startswith("*")]
         return entries
 
 
