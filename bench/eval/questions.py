@@ -26,8 +26,11 @@ written the same blind way before that sixth pass) was measured before it and af
 on in the seventh pass (general questions, named drugs, sections left to the class beside, screenings
 that are due) with "fresh6" (written the same blind way, measured once before that pass); "fresh7"
 (RU/EN/ZH, written the same blind way during that pass by a labeller who read only the labelling
-rule) was measured once, before and after it, and never tuned on: it is the held-apart set, what the
-classifier does on questions it has not seen.
+rule) was measured on the code before and after it, and after the eighth pass (test results, the
+symptom beside a named drug, general questions no class recognised, the user in a Russian verb),
+which tuned on "fresh8" (120, written the same blind way after the seventh pass); fresh7 was never
+looked at row by row or tuned on: it is the held-apart set, what the classifier does on questions
+it has not seen.
 Failures are listed up to ``MAX_EXAMPLES`` per split, so the held-apart set is never cut off.
 """
 
@@ -42,8 +45,11 @@ from .common import MAX_EXAMPLES, REPO_ROOT, Tally, limited, load_jsonl, ratio
 
 LEVEL = "questions"
 NEEDS_FILE = "questions_needs.jsonl"
-# the needs splits in the order they were written; the last one is the held-apart set
-NEEDS_SPLITS = ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+# the needs splits in the order they were tuned on; the last one is the held-apart set
+NEEDS_SPLITS = (
+    *("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh8"),
+    "fresh7",
+)
 MODEL_INDEPENDENT = True
 
 

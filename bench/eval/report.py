@@ -33,6 +33,7 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("needs fresh4", "by what the answer needs, fresh4 (written blind; tuned on since)", "same"),
             ("needs fresh5", "by what the answer needs, fresh5 (written blind; tuned on since)", "same"),
             ("needs fresh6", "by what the answer needs, fresh6 (written blind; tuned on since)", "same"),
+            ("needs fresh8", "by what the answer needs, fresh8 (written blind; tuned on since)", "same"),
             ("needs fresh7", "by what the answer needs, fresh7 (written blind, held apart)", "same"),
             ("recall", "recall (micro), class-map labels", ""),
             ("precision", "precision (micro), class-map labels", ""),

@@ -35,12 +35,13 @@ def sections_of(classifier: QueryClassifier, query: str, recent: tuple[str, ...]
 # --- the examples that must hold exactly ------------------------------------------------------
 
 
-def test_painkiller_for_a_headache_takes_medications_allergies_conditions_and_symptoms(classifier):
+def test_a_named_painkiller_for_a_headache_takes_the_safety_sections_and_demographics(classifier):
     # A drug question carries demographics (pregnancy, breastfeeding, age, weight); a named drug
-    # for a symptom asks about the drug, not the illness behind the symptom (named_drug_drops).
+    # for a symptom asks about the drug, not the symptom told in the question or the illness
+    # behind it (named_drug_drops); an unnamed one reads both.
     result = classifier.classify("Можно ли мне ибупрофен от головной боли?")
-    assert result.sections == [M, SY, CC, DE, AL]
-    assert RD in sections_of(classifier, "Что мне выпить от головной боли?")
+    assert result.sections == [M, CC, DE, AL]
+    assert {SY, RD} <= sections_of(classifier, "Что мне выпить от головной боли?")
     assert result.history_intent is False
 
 
@@ -66,7 +67,7 @@ def test_greeting_takes_no_section(classifier):
 
 LABELLED: list[tuple[str, set[Section], set[Section]]] = [
     # Russian
-    ("Можно ли мне нурофен при простуде?", {M, AL, CC, SY}, {VA, FH, SU}),
+    ("Можно ли мне нурофен при простуде?", {M, AL, CC, DE}, {VA, FH, SU}),
     ("Что можно выпить от тошноты?", {M, AL, SY}, {VA, FH}),
     ("Можно ли совмещать аспирин с алкоголем?", {M, AL, CC}, {VA, LI}),  # a drug with a drink: no lifestyle
     ("Какая дозировка парацетамола мне подойдет?", {M, AL, CC}, {VA, FH}),
@@ -107,7 +108,7 @@ LABELLED: list[tuple[str, set[Section], set[Section]]] = [
     ("Что ты помнишь о моем здоровье?", ALL, set()),
     ("Мне грустно и ничего не хочется", {SY}, {VA}),
     # English
-    ("Can I take ibuprofen for my headache?", {M, AL, CC, SY}, {VA, FH, SU}),
+    ("Can I take ibuprofen for my headache?", {M, AL, CC, DE}, {VA, FH, SU}),
     ("What should I take for a runny nose?", {M, SY}, {VA}),
     ("Does metformin interact with alcohol?", {M, AL}, {VA, LI}),
     ("Which medicines am I currently taking?", {M}, {FH, VA, IN}),
@@ -534,7 +535,7 @@ def test_the_needs_labels_are_well_formed_multilingual_and_not_copied():
     assert len(rows) >= 180 and len({r["id"] for r in rows}) == len(rows)
     langs = {lang: sum(r["lang"] == lang for r in rows) for lang in ("ru", "en", "zh")}
     assert langs["ru"] >= 60 and langs["en"] >= 60 and langs["zh"] >= 40
-    assert {r["split"] for r in rows} == {"dev", "heldout", *(f"fresh{n}" for n in ("", 2, 3, 4, 5, 6, 7))}
+    assert {r["split"] for r in rows} == {"dev", "heldout", *(f"fresh{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8))}
     assert 0.15 <= sum(r["split"] == "dev" for r in rows) / len(rows) <= 0.7
     # the held-apart set: at least 25 questions in each language
     held_apart = [r for r in rows if r["split"] == "fresh7"]
@@ -743,7 +744,7 @@ def test_a_named_drug_makes_the_symptom_its_context_not_a_new_illness(classifier
     # named_drug_drops: "can I take X for my Y" and "X gives me Y" are questions about X
     for query in ("от эналаприла першит в горле, это нормально?", "does lisinopril give you a cough?"):
         result = sections_of(classifier, query)
-        assert {M, SY} <= result and RD not in result, query
+        assert M in result and not {SY, RD} & result, query
     assert RD in sections_of(classifier, "what can i take for a bad cough")
 
 
@@ -775,3 +776,41 @@ def test_dropped_beside_and_named_drug_drops_must_name_the_class_sections_and_kn
     data["classes"]["injury_question"] = dict(spec, dropped_beside={"symptoms": ["no_such_class"]})
     with pytest.raises(ValueError, match="bad class"):
         type(load_query_classes()).model_validate(data)
+
+
+# --- eighth pass: test results, general questions with no class, the user in a verb ------------
+
+
+@pytest.mark.parametrize(
+    "query", ["гемоглобин 104 это сильно мало?", "my a1c is 7.1 now, bad?", "化验单上肌酐偏高 严重吗"]
+)
+def test_a_test_result_is_read_against_the_users_conditions_drugs_age_and_habits(classifier, query):
+    assert {M, CC, DE, LI} <= sections_of(classifier, query)
+
+
+def test_a_relatives_result_is_family_history_and_a_result_look_up_reads_no_more(classifier):
+    relative = "does high blood pressure run in families like mine, dad's ldl is 190?"
+    assert M not in sections_of(classifier, relative)
+    # lookup_sections []: beside a drug look-up a result word reads nothing more
+    assert not {DE, LI} & sections_of(classifier, "which meds am i on for my cholesterol?")
+
+
+def test_a_general_question_no_class_recognised_reads_nothing(classifier):
+    result = classifier.classify("чем грибок отличается от плесени")
+    assert result.sections == [] and "fallback" not in result.method
+
+
+def test_a_russian_first_person_verb_keeps_the_question_the_users(classifier):
+    # "у друга" names someone else, "пью" the user as the patient
+    assert {M, AL} <= sections_of(classifier, "пью кетонал, вечером у друга свадьба, вино можно?")
+    assert sections_of(classifier, "у друга кетонал, ему вино можно?") == set()
+
+
+def test_a_child_named_by_age_or_a_spouse_without_a_pronoun_is_someone_else(classifier):
+    assert sections_of(classifier, "my 4 yo has a rash on her belly, what is it") == set()
+    assert sections_of(classifier, "老公最近老咳嗽 要紧吗") == set()
+
+
+def test_a_drug_stopped_for_an_operation_does_not_read_demographics(classifier):
+    result = sections_of(classifier, "shoulder surgery next month, do i stop my warfarin before?")
+    assert {M, SU} <= result and DE not in result

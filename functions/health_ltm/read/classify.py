@@ -363,13 +363,14 @@ class QueryClassifier:
         light = _current_state(named_specs, wanted, named_drug) if plain else set()
         people = self._people.match(query)
         whose = self._someone_else(people, chosen)
-        if whose is None and self._general(people, chosen):  # about health, not about the user
+        general = whose is None and self._general(people, chosen)
+        if general:  # about health, not about the user
             wanted, light = set(), set()
             methods.append("general")
         elif whose is not None:  # someone else's care: none of the user's own facts (but a relative's)
             wanted, light = whose, set()
             methods.append("other_person")
-        if not chosen:
+        if not chosen and not general:
             methods.append("fallback")
             wanted = set(self.data.fallback.sections)
             needs_episodes = self.data.fallback.needs_episodes
@@ -387,8 +388,8 @@ class QueryClassifier:
     def _general(self, people: dict[str, float], chosen: set[str]) -> bool:
         """A general health question ("чем грипп отличается от ковида?", "is lupus hereditary?"):
         a general marker and no word of the user's own, about no drug."""
-        rules = self.data.general_question
-        if rules is None or not chosen or chosen & set(rules.exempt_classes):
+        rules = self.data.general_question  # with no class too: "чем вирус отличается от бактерии?"
+        if rules is None or chosen & set(rules.exempt_classes):
             return False
         return bool(people.get(_GENERAL)) and not (people.get(_SELF) or people.get(_PERSONAL))
 
