@@ -136,11 +136,12 @@ def test_a_stop_then_a_switch_ends_the_old_drug(before: str, after: str, old: st
     assert _status(d, new) in (FactStatus.ACTIVE, FactStatus.PRESCRIBED)
 
 
-def test_a_doctor_who_switches_still_prescribes() -> None:
+def test_a_switch_the_doctor_made_stops_the_old_drug_and_the_user_takes_the_new_one() -> None:
+    # a switch told as done: the user is on the new drug (blind3 labels; "建议换成" stays prescribed)
     d = Dialogue()
     d.say((U, "医生把拜新同换成了氨氯地平"))
     assert _status(d, "nifedipine") is FactStatus.STOPPED
-    assert _status(d, "amlodipine") is FactStatus.PRESCRIBED
+    assert _status(d, "amlodipine") is FactStatus.ACTIVE
 
 
 def test_a_maybe_about_the_cause_is_no_stop_by_itself() -> None:

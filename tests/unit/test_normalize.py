@@ -441,3 +441,10 @@ def test_closest_existing_key_returns_only_a_stored_key() -> None:
             assert result is None
 
     only_stored()
+
+
+def test_a_drug_named_only_by_its_form_meets_its_other_languages_under_one_key() -> None:
+    keys = {normalize_name(S.MEDICATIONS, name).key for name in ("сироп от кашля", "cough syrup", "止咳糖浆")}
+    assert keys == {"cough_syrup"}
+    # a product named beside the form keeps its own, more specific name
+    assert normalize_name(S.MEDICATIONS, "氧氟沙星滴眼液").key != "eye_medication"

@@ -95,7 +95,7 @@ CASES: list[tuple[str, list[dict]]] = [
     ("医生建议我吃阿司匹林", [fact(S.MEDICATIONS, "acetylsalicylic_acid", F.PRESCRIBED)]),
     (
         "医生把拜新同换成了络活喜",
-        [fact(S.MEDICATIONS, "nifedipine", F.STOPPED), fact(S.MEDICATIONS, "amlodipine", F.PRESCRIBED)],
+        [fact(S.MEDICATIONS, "nifedipine", F.STOPPED), fact(S.MEDICATIONS, "amlodipine", F.ACTIVE)],
     ),
     ("我不吃任何药", [section_level(S.MEDICATIONS, K.SECTION_ABSENT)]),
     ("我在吃Lipitor 20mg", [fact(S.MEDICATIONS, "atorvastatin", F.ACTIVE, attrs={"dose_value": 20})]),

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..domain.models import Assertion, Clarification, EvidenceKind, Fact, Message, Role, UserMemory
+from ..domain.sections import FactStatus, Section
 from ..domain.text import fold_in_place
 from ..domain.transitions import is_current
 from .normalize import find_terms, kinds_for, normalize_name
-from .rules.followups import OLD_VALUE
+from .rules.followups import OLD_VALUE, STOPPED_PRONOUN, asks_started, course_class
+from .rules.medications import switched_to
 
 _PLURAL = re.compile(
     r"\b(?:them|those|these|all\s+of\s+them|both|их|они|эти|все\s+эти|обa|оба|обе)\b|它们|这些|都"
@@ -42,6 +44,7 @@ class _Referent:
     fact: Fact | None = None
     said_by_assistant: str | None = None  # the assistant turn that named it, when only it did
     attributes: dict = field(default_factory=dict)  # as stored, or as said earlier in this fragment
+    status: FactStatus | None = None  # as said earlier in this fragment, else as stored
 
 
 def resolve(
@@ -59,6 +62,20 @@ def resolve(
             out.assertions.append(assertion)
             continue
         referents = _candidates(assertion, assertions[:position], messages, memory, session_id)
+        course = _started_course(assertion)
+        started = None
+        if course is not None:
+            every = _candidates(assertion, assertions[:position], messages, memory, session_id, every=True)
+            started = _prescribed(every, course)
+            referents = started if started is not None else referents
+        targets = _switch_targets(assertion)
+        if targets:
+            # "switched me to lexapro": the drug replaced is one of the same use, not lexapro itself
+            every = _candidates(assertion, assertions[:position], messages, memory, session_id, every=True)
+            same = [r for r in referents if _replaced_by(r, targets)]
+            referents = same or [r for r in every if _replaced_by(r, targets)]
+            if not referents and not STOPPED_PRONOUN.search(fold_in_place(assertion.evidence)):
+                continue  # only implied by the switch, and nothing it could have replaced: no stop
         old = _old_value(assertion.evidence)
         if old is not None:
             # "850 not 500": only the drug whose dose was 500, stored or said a moment ago
@@ -66,7 +83,8 @@ def resolve(
         if not referents:
             out.assertions.append(assertion)  # validation rejects it as unresolved_reference
             continue
-        plural = bool(_PLURAL.search(fold_in_place(assertion.evidence)))
+        # a yes to "Начали принимать?" starts the whole course: every drug prescribed for it
+        plural = started is not None or bool(_PLURAL.search(fold_in_place(assertion.evidence)))
         if len(referents) > 1 and not plural:
             out.clarifications.append(
                 Clarification(
@@ -102,6 +120,7 @@ def _candidates(
     messages: Sequence[Message],
     memory: UserMemory,
     session_id: str | None,
+    every: bool = False,
 ) -> list[_Referent]:
     section = assertion.section
     current = [f for f in memory.facts if f.section is section and is_current(f)]
@@ -115,7 +134,12 @@ def _candidates(
             stored = by_key.get(normalized.key)
             attributes = {**(stored.attributes if stored else {}), **previous.attributes}
             named[normalized.key] = _Referent(
-                normalized.key, previous.name, normalized.name_normalized, stored, attributes=attributes
+                normalized.key,
+                previous.name,
+                normalized.name_normalized,
+                stored,
+                attributes=attributes,
+                status=previous.status or (stored.status if stored else None),
             )
     for message in messages:
         if message.role is Role.USER and fold_in_place(message.text).find(evidence) >= 0:
@@ -132,17 +156,92 @@ def _candidates(
                 stored,
                 said,
                 dict(stored.attributes) if stored else {},
+                stored.status if stored else None,
             )
     if named:
         referents = list(named.values())
         # The last named wins for a singular pronoun; a plural takes every one named.
-        return referents if _PLURAL.search(evidence) else referents[-1:]
+        return referents if every or _PLURAL.search(evidence) else referents[-1:]
     # 2. Current facts mentioned in this session, 3. every current fact of the section.
     in_session = [f for f in current if session_id and session_id in f.session_ids]
     return [
-        _Referent(f.key, f.name_raw or f.name_normalized, f.name_normalized, f, attributes=dict(f.attributes))
+        _Referent(
+            f.key,
+            f.name_raw or f.name_normalized,
+            f.name_normalized,
+            f,
+            attributes=dict(f.attributes),
+            status=f.status,
+        )
         for f in in_session or current
     ]
+
+
+# Drugs of one use, by ATC group: a switch replaces one of them with another ("эналаприл ->
+# лозартан", "sertraline -> Lexapro", "ибупрофен -> парацетамол"); otherwise the same 3-letter group.
+_USE_GROUPS = (
+    ("C02", "C03", "C07", "C08", "C09"),  # blood pressure
+    ("M01", "N02"),  # pain
+    ("N05B", "N05C", "N06A"),  # anxiety, sleep, depression
+    ("R03", "R06", "R01"),  # asthma, allergy
+)
+
+
+def _switch_targets(assertion: Assertion) -> dict[str, str | None]:
+    """For a stop of the drug in focus said with a switch ("...поменял на лозартан"): the keys (and
+    ATC codes) of the drugs switched to; empty for every other follow-up."""
+    if not (assertion.refers_to_focus and assertion.status is FactStatus.STOPPED):
+        return {}
+    if assertion.section is not Section.MEDICATIONS:
+        return {}
+    return {t.entry.key: t.entry.code for t in switched_to(assertion.evidence)}
+
+
+def _replaced_by(referent: _Referent, targets: dict[str, str | None]) -> bool:
+    code = _atc(referent)
+    return referent.key not in targets and any(_same_use(code, new) for new in targets.values())
+
+
+def _same_use(a: str | None, b: str | None) -> bool:
+    if not a or not b:
+        return False
+    if a[:3] == b[:3]:
+        return True
+    return any(a.startswith(group) and b.startswith(group) for group in _USE_GROUPS)
+
+
+def _started_course(assertion: Assertion) -> tuple[str, ...] | None:
+    """For a yes to "have you started (the antibiotic)?" that named no drug: the ATC prefixes of
+    the class asked about, () for any drug; None for every other follow-up."""
+    asked = assertion.context_evidence
+    if (
+        assertion.section is not Section.MEDICATIONS
+        or assertion.status is not FactStatus.ACTIVE
+        or assertion.evidence_kind is not EvidenceKind.ANSWER_TO_QUESTION
+        or not asked
+        or not asks_started(asked)
+    ):
+        return None
+    return course_class(asked) or ()
+
+
+def _prescribed(referents: list[_Referent], course: tuple[str, ...]) -> list[_Referent] | None:
+    """The referents a started course means: those prescribed and not yet taken (of the class
+    asked about, by ATC code; a drug of unknown code may be of it). None when none was
+    prescribed: the ordinary focus decides (the drug named last, or a clarification)."""
+    prescribed = [r for r in referents if r.status is FactStatus.PRESCRIBED]
+    if not prescribed:
+        return None
+    if not course:
+        return prescribed
+    return [r for r in prescribed if (code := _atc(r)) is None or code.startswith(course)]
+
+
+def _atc(referent: _Referent) -> str | None:
+    code = referent.attributes.get("atc_code")
+    if isinstance(code, str) and code:
+        return code
+    return normalize_name(Section.MEDICATIONS, referent.name, referent.hint).code
 
 
 def _old_value(evidence: str) -> float | None:

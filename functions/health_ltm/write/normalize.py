@@ -71,6 +71,7 @@ KINDS_BY_SECTION: dict[Section, tuple[str, ...]] = {
 # Kinds whose facts carry a value, not an entity: the key names the slot, the name stays as said.
 _VALUE_KINDS = frozenset({"lifestyle", "slot"})
 _ALL_KINDS = ("drug", "allergen", "condition", "symptom", "surgery", "injury", "vaccine")
+_DRUG_FORM = ("drug_form",)  # medicines named by their form only (see _normalize)
 
 # Spelling variants are looked for only among these kinds: misspelt drug, allergen and disease
 # names are common and matter for safety, and their names are long and distinctive. A word is a
@@ -499,6 +500,12 @@ def _normalize(section: Section, raw: str, hint: str | None) -> Normalized:
     near = _fuzzy_lookup(section, raw) or _fuzzy_lookup(section, hint)
     if near is not None:  # "amoxicilin", "метфармин": a spelling of a name the table knows
         return Normalized(near.name(lang), near.key, near.code)
+    # A drug named only by its form ("сироп от кашля", "nasal spray", "眼药水") meets its other
+    # languages under one key; a product named beside or instead of it ("氧氟沙星滴眼液", the
+    # model's "Доктор Мом") is more specific and keeps its own name.
+    form = find_terms(_DRUG_FORM, raw) if section is Section.MEDICATIONS and raw else ()
+    if form and (form[0].start, form[0].end) == (0, len(raw)) and (not hint or find_terms(_DRUG_FORM, hint)):
+        return Normalized(form[0].entry.name(lang), form[0].entry.key, form[0].entry.code)
     composed = _compose(section, raw) or _compose(section, hint)
     if composed is not None:
         return composed

@@ -43,6 +43,7 @@ _IDEOGRAPH_LETTERS = 3
 _ASKS_NUMBER = re.compile(
     r"how\s+(?:old|much|many|tall|often|long)|what\s+(?:is|'s)\s+your\s+(?:age|weight|height)|\bage\b"
     r"|weigh|height|сколько|какой\s+(?:у\s+вас\s+)?(?:рост|вес|возраст)|возраст|лет\s+вам|вес|рост"
+    r"|\byear\b|\bborn\b|\bdob\b|рождени|родил|出生|哪年"
     r"|多大|几岁|多少|多高|多重|体重|身高|年龄"
 )
 # What an answer may be dropped for: nothing but mash or punctuation.

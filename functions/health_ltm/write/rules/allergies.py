@@ -89,7 +89,8 @@ _REACTION_TRIGGER = rx(
 # What follows an allergen in a list but is no allergen: the reaction ("на амоксициллин, сыпь") or a
 # person ("allergic to penicillin, my brother too").
 _NOT_ALLERGEN = rx(
-    r"^(?:(?:сып|высып|крапивниц|отек|зуд|hives|rash|swell|itch|anaphyla|анафилак)\w*"
+    r"^(?:(?:сып|высып|крапивниц|отек|зуд|hives|rash|swell|itch|anaphyla|анафилак|tight|tingl|scratch|wheez"
+    r"|puff|опух|чеш|перш|сдавлив|сжима)\w*"
     r"|husband|wife|partner|friend|kids?|child(?:ren)?|муж\w*|жен[аы]|друг\w*|подруг\w*|дет\w*|ребен\w*)$"
 )
 # "My wife is allergic to penicillin, not me", "у мамы аллергия на пенициллин, а у меня нет".
@@ -136,6 +137,15 @@ _REACTIONS = [
         "severe",
     ),
     (rx(r"отек\w*\s+горл\w*|горл\w*\s+отек\w*"), "breathing difficulty", "severe"),
+    # "my throat gets all itchy and tight", "сжимает горло": the airway closing, however it is said
+    (
+        rx(
+            r"throat\s+(?:[\w-]+\s+){0,4}?(?:tight\w*|clos\w*)|tight\w*\s+(?:in\s+(?:my|the)\s+)?throat"
+            r"|горл\w*\s+(?:[\w-]+\s+){0,3}?(?:сжима|сдавлива|перехватыва)\w*|(?:сжима|сдавлива|перехватыва)\w*\s+горл"
+        ),
+        "throat tightness",
+        "severe",
+    ),
     (rx(r"крапивниц\w*|hives"), "hives", None),
     (rx(r"сып\w*|высыпа\w*|rash\w*"), "rash", None),
     (rx(r"отек\w*|отека\w*|swell\w*"), "swelling", None),

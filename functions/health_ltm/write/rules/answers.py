@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from ...domain.attributes import Relative
 from ...domain.models import AssertionKind, EvidenceKind, Experiencer
@@ -25,10 +26,17 @@ from ...domain.text import CJK, fold_in_place
 from ..dialogue import AnswerShape, answer_shape, carried_topic, last_question, rest_after_marker
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import _reaction as allergy_reaction
+from .chinese import ZH_HE_SHE, zh_dose, zh_number, zh_relative
 from .chinese import _reaction as zh_reaction
 from .chinese import _who as zh_who
-from .chinese import zh_dose, zh_number, zh_relative
-from .conditions import chronic_form, denied_in_answer, mention
+from .conditions import (
+    chronic_form,
+    denied_in_answer,
+    family_relative,
+    mention,
+    verdict_said_bare,
+    visit_before,
+)
 from .dates import find_date, parse_number
 from .lifestyle import HABIT_REDUCED, coffee_value
 from .medication_details import DOSE, _dose_match, details
@@ -44,11 +52,13 @@ from .text import (
     Context,
     Draft,
     Sentence,
+    hypothetical,
     rx,
     split_sentences,
     third_party_before,
 )
 
+_YEAR_OF_BIRTH = "year_of_birth"  # the demographic slot of a question that asks for the year itself
 _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
     (
         Section.ALLERGIES,
@@ -115,11 +125,28 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         "birth_year",
         rx(r"how\s+old|your\s+age|сколько\s+вам\s+лет|возраст|多大|几岁|年龄"),
     ),
+    # "Ваш год рождения?", "What year were you born?": the answer is a year, "94й" or "88" as well
+    # as "1994", never an age
+    (
+        Section.DEMOGRAPHICS,
+        _YEAR_OF_BIRTH,
+        rx(
+            r"\byear\s+(?:were\s+you|you\s+were)\s+born|\bwhen\s+were\s+you\s+born|\bborn\s+in\s+what\s+year"
+            r"|\b(?:birth\s*year|year\s+of\s+(?:your\s+)?birth|date\s+of\s+birth|dob)\b"
+            r"|\bгод\w*\s+рождени|\bдат\w*\s+рождени|\bкакого\s+(?:вы\s+)?года\b|\bв\s+каком\s+году\s+(?:вы\s+)?родил"
+            r"|\bкогда\s+(?:вы\s+)?родил|哪年出生|出生年"
+        ),
+    ),
     (Section.DEMOGRAPHICS, "pregnancy", rx(r"pregnan|expecting|беремен|怀孕|哺乳|breastfe|кормите\s+грудью")),
     (
         Section.SYMPTOMS,
         None,
-        rx(r"symptom|what\s+brings\s+you|bothering\s+you|беспокоит|жалоб|症状|哪里不舒服"),
+        rx(
+            r"symptom|what\s+brings\s+you|bothering\s+you|беспоко(?:ит|ят)|жалоб|症状|哪里不舒服"
+            # "How are you feeling?", "Как вы себя чувствуете?": the answer is how the user is now
+            r"|\bhow\s+(?:are|have)\s+you\s+(?:been\s+)?feeling\b(?!\s+about)|\bhow\s+do\s+you\s+feel\b(?!\s+about)"
+            r"|\bкак\s+(?:вы\s+)?(?:себя\s+)?(?:сейчас\s+)?чувствуете\b|\bкак\s+(?:ваше\s+)?самочувстви"
+        ),
     ),
 ]
 # "Have you tried anything for it?", "Пробовали что-нибудь?", "试过什么办法吗？": what was taken for
@@ -152,9 +179,7 @@ _PARTIAL = rx(
 )
 _BEFORE = rx(r"\bbefore\s+(?:this|that|the|it)\b|\bprior\s+to\b|\bдо\s+(?:этого|этой|того)\b|之前")
 # "pins and needles as a result of this back pain?": the back pain is presupposed, not asked about.
-_PRESUPPOSED = rx(
-    r"(?:\b(?:this|that|these|those|the|your)\s+|\bэт(?:от|а|у|ой|им)\s+|\bваш\w*\s+|这个)$"
-)
+_PRESUPPOSED = rx(r"(?:\b(?:this|that|these|those|the|your)\s+|\bэт(?:от|а|у|ой|им)\s+|\bваш\w*\s+|这个)$")
 # The assistant summarises and asks for a yes: "So you take ...?", "..., right?", "Верно?".
 _RESTATEMENT = rx(
     r"^\s*(?:so|okay,?\s+so|just\s+to\s+confirm|to\s+confirm|let\s+me\s+confirm|you\s+said|you\s+mentioned"
@@ -172,8 +197,13 @@ _ABOUT_OTHERS = rx(
     r"|\bкто-(?:нибудь|то|либо)\b|\bкто\s+из\b|\bваш\w*\s+(?:муж|жена|дети|ребен\w*)\b|家里有人|有人|你家人"
 )
 # "Has she been vomiting?", "Is his cough productive?": a question about someone else.
-_THIRD_PERSON = rx(r"\b(?:he|she|his|her|him|hers)\b|\b(?:он|она|его|её|ее|него|неё|нее|ему|ей)\b|他|她")
-_EXAMPLES = rx(r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像")
+# 他 inside a drug name (阿托伐他汀) is not "he"
+_THIRD_PERSON = rx(
+    rf"\b(?:he|she|his|her|him|hers)\b|\b(?:он|она|его|её|ее|него|неё|нее|ему|ей)\b|{ZH_HE_SHE}"
+)
+_EXAMPLES = rx(
+    r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像|这类|之类|这样的|这种|等"
+)
 _STILL = rx(r"\bstill\b|\bдо\s+сих\s+пор\b|\bвсё\s+ещё\b|\bвсе\s+еще\b|\bпо-прежнему\b|还在|仍然")
 # A topic the user opens with ("из лекарств —", "as for medications,", "药的话，").
 _TOPIC_OPENER = rx(
@@ -358,6 +388,9 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             for s in question.subjects
             if s.section not in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.LIFESTYLE)
         ]
+    if (Section.DEMOGRAPHICS, _YEAR_OF_BIRTH) in seen:
+        # "Ваш возраст, год рождения?": the year answers it, "88" is no age of 88
+        question.subjects = [s for s in question.subjects if s.slot != "birth_year"]
     if (Section.LIFESTYLE, "coffee") in seen and not _ALCOHOL_WORD.search(low):
         # "How much coffee do you drink?": the drink is the coffee, no alcohol
         question.subjects = [s for s in question.subjects if s.slot != "alcohol"]
@@ -431,13 +464,15 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
 # "What's that for?", "Для чего он?", "是治什么的？": the condition a drug is taken for
 _INDICATION = "indication"
 _ASKS_INDICATION = rx(
-    r"\bwhat(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:that|it|this|they|those|these)\s+(?:for|treating)\b"
+    r"\bwhat(?:'?s|\s+is|\s+are|\s+was|\s+were)?\s+(?:that|it|this|they|those|these)(?:\s+one)?\s+(?:for|treating)\b"
     r"|\bwhat\s+(?:do|did|are|were)\s+you\s+(?:take|taking|use|using|on)\s+(?:it|that|this|them|those)\s+for\b"
     r"|\bwhat\s+(?:was|were|is|are)\s+(?:it|that|they|those)\s+prescribed\s+for\b|^\W*(?:and\s+)?what\s+for\W*$"
     r"|\bwhat\s+(?:does|do)\s+(?:it|that|they)\s+treat\b|\bwhat\s+(?:condition|problem)\s+(?:is|are)\s+(?:it|that)\s+for\b"
     r"|\b(?:для|от)\s+чего\s+(?:(?:вы\s+)?(?:его|её|ее|их|это|он[аио]?|они)\b|(?:вы\s+)?(?:принима|пь[её]т|назнач"
-    r"|выписа|нуж[енаы]))|^\W*(?:а\s+)?(?:для|от)\s+чего\W*$|\bпо\s+какому\s+поводу\s+(?:вы\s+)?(?:его|её|ее|их"
-    r"|принима|пь[её]т|назнач)|\bчто\s+(?:им|ими|этим)\s+лечите"
+    r"|выписа|нуж[енаы]))|^\W*(?:а\s+)?(?:это\s+)?(?:для|от)\s+чего(?:\s+это)?\W*$"
+    r"|\bпо\s+какому\s+поводу\s+(?:вы\s+)?(?:его|её|ее|их|принима|пь[её]т|назнач)|\bчто\s+(?:им|ими|этим)\s+лечите"
+    # a bare "По какому поводу?" after the drugs: what they are taken for
+    r"|^\W*(?:а\s+)?(?:это\s+)?по\s+какому\s+поводу(?:\s+это)?\W*$"
     r"|治什么|治疗什么|(?:为|因为)什么(?:病)?(?:吃|用|开)的|(?:吃|用)(?:它|这个药|这药)?(?:是)?为了什么|用来治|什么用的"
 )
 _SOMEONE_TAKES = rx(r"\b(?:она|he|she|his|her|him)\b|\b(?:принимает|пьет|пьёт)\b|他|她")
@@ -456,9 +491,12 @@ def extract(
     ``already``: (section, key) of what the ordinary rules found in this answer; the answer's own
     statement wins ("No, but I'm allergic to cats" is read by the allergy rules, not as a "no"),
     and what they did not find is still read ("Lisinopril 10 mg and metformin 500 mg")."""
+    verdicts = [d for d in _visit_verdicts(answer) if _draft_key(d) not in already]
+    if topic_from_user and not _TOPIC_OPENER.match(fold_in_place(question_text)):
+        return verdicts  # the user's visit is the topic: only its verdict is read
     question = read_question(question_text)
     if not question.subjects:
-        return []
+        return verdicts
     shape = answer_shape(answer)
     colloquial = _colloquial_no(question, answer)
     if colloquial is not None:
@@ -490,6 +528,7 @@ def extract(
             _content(question, answer, 0, ctx)
             or _relatives_answer(question, answer)
             or _vaccine_done(question, answer, ctx)
+            or _gone(question, answer)
         )
     elif shape is AnswerShape.NO:
         drafts = _denied(question, answer) + _relative_has_it(question, answer)
@@ -517,7 +556,12 @@ def extract(
             draft.evidence_kind = kind
             draft.context_evidence = question.text
         out.append(draft)
-    return out
+    taken = {_draft_key(d) for d in out}
+    return out + [d for d in verdicts if _draft_key(d) not in taken]
+
+
+def _draft_key(draft: Draft) -> tuple[Section, str]:
+    return draft.section, normalize_name(draft.section, draft.name, draft.hint).key
 
 
 _SECOND_PERSON = [
@@ -531,6 +575,7 @@ _SECOND_PERSON = [
     (re.compile(r"\bу\s+вас\b", re.IGNORECASE), "у меня"),
     (re.compile(r"\bваш[аеи]?\b", re.IGNORECASE), "мой"),
     (re.compile(r"\bвы\b", re.IGNORECASE), "я"),
+    (re.compile(r"您|你(?!们)"), "我"),
 ]
 _ASKS_YES_NO = rx(
     r"^\s*(?:do|does|did|are|is|was|were|have|has|had|can|could|will|would|should|any|how|what|when|where|why"
@@ -569,7 +614,9 @@ _HOW_IS_YOUR = (
         r"^\s*(?:а\s+|ну\s+)?как\s+(?:ваш|ваша|ваше|ваши|твой|твоя|твое|твоё|твои)\s+(?P<x>[^?,.;]+?)"
         r"(?:\s*,[^?]*|\s+(?:сейчас|поживает|беспокоит|дела|после|с\s+тех)\b[^?]*)?\s*\?"
     ),
-    rx(r"^\s*(?:那)?(?:你|您)的(?P<x>[^？?，,。]+?)(?:最近|现在)?(?:控制得|恢复得|好些|好点)?(?:怎么样|如何|好些了吗|好点了吗)"),
+    rx(
+        r"^\s*(?:那)?(?:你|您)的(?P<x>[^？?，,。]+?)(?:最近|现在)?(?:控制得|恢复得|好些|好点)?(?:怎么样|如何|好些了吗|好点了吗)"
+    ),
 )
 _PRESUPPOSED_STATEMENT = {0: "I have {x}.", 1: "У меня {x}.", 2: "我有{x}。"}
 # "What asthma? I don't have it": the answer denies what the question took for granted.
@@ -604,7 +651,7 @@ def restated(question_text: str) -> str | None:
     low = fold_in_place(asked)
     if not _RESTATEMENT.search(low) and _ASKS_YES_NO.search(low):
         return None
-    if not re.search(r"\b(?:you|your|вы|вас|ваш)\b", low):
+    if not re.search(r"\b(?:you|your|вы|вас|ваш)\b|您|你(?!们)", low):
         return None
     text = _TAG.sub("", asked)
     for pattern, replacement in _SECOND_PERSON:
@@ -626,9 +673,54 @@ def follows_up(question_text: str) -> bool:
 
 
 def user_topic(text: str) -> tuple[str, int] | None:
-    """A message that names its own topic first: (the topic as a question, where the answer starts)."""
+    """A message that names its own topic first: (the topic as a question, where the answer starts);
+    a visit to a doctor told before a bare diagnosis is one too ("went to urgent care. strep throat.")."""
     m = _TOPIC_OPENER.match(fold_in_place(text))
-    return (text[: m.end()], m.end()) if m else None
+    if m:
+        return text[: m.end()], m.end()
+    verdicts = _visit_verdicts(text)
+    return (text[: verdicts[0].span[0]], verdicts[0].span[0]) if verdicts else None
+
+
+def _positioned(text: str) -> list[tuple[Sentence, int]]:
+    """The sentences of ``text`` with where each starts."""
+    out, offset = [], 0
+    for sentence in split_sentences(text):
+        start = text.find(sentence.text, offset)
+        if start < 0:
+            break
+        offset = start + len(sentence.text)
+        out.append((sentence, start))
+    return out
+
+
+def _visit_verdicts(text: str) -> list[Draft]:
+    """ "ugh went to urgent care last night. strep throat.", "была у врача. Ангина.": the sentence
+    after the user's own visit that is only a diagnosis is the doctor's verdict, the user's
+    diagnosis (the evidence spans the visit and the name)."""
+    drafts: list[Draft] = []
+    sentences = _positioned(text)
+    for (visit, visit_start), (said, said_start) in pairwise(sentences):
+        if CJK.search(said.text) or not visit_before(visit, len(visit.low)):
+            continue
+        if not verdict_said_bare(said.text):
+            continue
+        for term in find_terms(("condition",), said.text):
+            name = mention(said.text, term)
+            chronic = bool(term.entry.extra.get("chronic"))
+            section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES
+            normalized = normalize_name(section, name, term.entry.name("en"))
+            drafts.append(
+                Draft(
+                    section,
+                    (visit_start, said_start + term.end),
+                    name=name,
+                    hint=normalized.name_normalized,
+                    status=FactStatus.PRESENT,
+                    attributes={"icd10": normalized.code} if normalized.code else {},
+                )
+            )
+    return drafts
 
 
 # ---------------------------------------------------------------------------------- readings
@@ -657,6 +749,8 @@ _ABOUT_THE_DRUG_IN_FOCUS = rx(
     r"|\b(?:принимаете|пьете|пьёте|принимаешь|пьешь|пьёшь)\s+(?:его|их|это|ее|её)\b"
     r"|(?:还在|还|仍在)(?:吃|服用)(?:它|这个药|这药)?吗"
 )
+
+
 def _answer_dose(answer: str) -> dict:
     """A dose the answer gives ("yes, but now 100 mg", "是的，现在吃100毫克"), as attributes."""
     low = fold_in_place(answer)
@@ -720,6 +814,16 @@ _OWN_NO = rx(
     r")(?=\s*(?:$|[,.!;:—–\-，。！；：]|(?:а|но|but|though|while|whereas)\b))[\s,.!;:—–\-，。！；：]*"
 )
 _HEALTHY_SECTIONS = frozenset({Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.SYMPTOMS})
+# A hedged no the yes/no reader has no word for: "dont think so", "не думаю", "вроде бы нет",
+# "probably not". A clinician charts it as a no; "не думаю, что это аллергия" is no answer.
+_HEDGED_NO = rx(
+    r"^\W*(?:(?:i\s+)?(?:don'?t|do\s+not)\s+(?:think|believe)\s+so|(?:i\s+)?doubt\s+it|probably\s+not"
+    r"|(?:i\s+)?(?:don'?t|do\s+not)\s+(?:think|believe)\s+(?:i\s+(?:have|do)|there\s+(?:are|is))(?:\s+any)?"
+    r"|not\s+that\s+i'?m\s+aware\s+of|не\s+думаю,?\s+что\s+(?:у\s+меня\s+)?(?:что-то\s+)?(?:есть|был[аио]?)"
+    r"|не\s+думаю|вряд\s+ли|думаю,?\s+(?:что\s+)?нет|наверное,?\s+нет"
+    r"|скорее\s+(?:всего\s+)?нет|вроде\s+(?:бы\s+)?(?:нет|не\s+было|ничего)|кажется,?\s+(?:нет|не\s+было))"
+    r"(?=\s*$|\s*[,.!;:—–-](?!\s*(?:что|that)\b))"
+)
 
 
 def _colloquial_no(question: Question, answer: str) -> tuple[AnswerShape, int, str] | None:
@@ -735,6 +839,12 @@ def _colloquial_no(question: Question, answer: str) -> tuple[AnswerShape, int, s
         if offset == 0:  # a bare "не," that the yes/no reader has no word for
             offset = _BARE_NE.match(low, da.end()).end() - da.end()  # type: ignore[union-attr]
         return AnswerShape.NO, da.end() + offset, answer[da.end() + offset :]
+    hedged = _HEDGED_NO.match(low) if answer_shape(answer) is not AnswerShape.NO else None
+    if hedged is not None:
+        end = hedged.end()
+        while end < len(answer) and answer[end] in " ,.!;:—–-":
+            end += 1
+        return AnswerShape.NO, end, answer[end:]
     healthy = {s.section for s in question.subjects} <= _HEALTHY_SECTIONS and _HEALTHY_ONLY.fullmatch(low)
     if healthy and low.strip(" .!,") and answer_shape(answer) is AnswerShape.CONTENT:
         return AnswerShape.NO, len(answer), ""
@@ -772,7 +882,15 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             continue
         if subject.terms and _BEFORE.search(fold_in_place(question.topic)):
             continue  # "back pain before this injury?" / "no": nothing about the back pain now
-        if subject.terms:
+        # "Any chronic conditions, like asthma or diabetes?" / "no": the examples only illustrate the
+        # section, the no empties it; each example is not charted as a disease the user denied
+        emptied = (
+            subject.whole_section
+            and not question.partial
+            and len(question.subjects) <= 2
+            and subject.section in SECTIONS_WITH_STATUS
+        )
+        if subject.terms and not emptied:
             drafts += _terms_with_status(
                 subject,
                 answer,
@@ -880,6 +998,26 @@ _DONE = rx(
 )
 
 
+# "Кашель сейчас есть?" / "почти прошел", "Still getting headaches?" / "mostly gone now": the one
+# symptom asked about has ended (or as good as: a clinician charts it resolved).
+_GONE = rx(
+    r"^\W*(?:(?:почти|уже|практически|совсем|вроде|почти\s+что|almost|mostly|pretty\s+much|basically|nearly"
+    r"|all|it'?s|it\s+has|it|they'?re|they\s+have|they)\s+)*(?:прош(?:ел|ла|ло|ли)|gone|went\s+away"
+    r"|cleared(?:\s+up)?|resolved|больше\s+нет|уже\s+нет)(?:\s+(?:now|уже|сейчас|thankfully|слава\s+богу))?\W*$"
+)
+
+
+def _gone(question: Question, answer: str) -> list[Draft]:
+    """The symptom the question names, resolved, when the answer only says it is gone."""
+    subjects = [s for s in question.subjects if s.section is Section.SYMPTOMS and len(s.terms) == 1]
+    if len(subjects) != 1 or not _GONE.match(fold_in_place(answer)):
+        return []
+    drafts = _terms_with_status(subjects[0], answer, negative=False, question_text=question.topic)
+    for draft in drafts:
+        draft.status = FactStatus.RESOLVED
+    return drafts
+
+
 def _vaccine_done(question: Question, answer: str, ctx: Context) -> list[Draft]:
     if not _DONE.search(fold_in_place(answer)):
         return []
@@ -977,6 +1115,8 @@ def _content(
             drafts += _coffee_answer(answer)
         elif subject.slot == "birth_year":
             drafts += _age(answer, ctx)
+        elif subject.slot == _YEAR_OF_BIRTH:
+            drafts += _birth_year(answer, ctx)
         elif subject.slot == "pregnancy":
             if not negative and re.search(r"\d|week|month|недел|месяц|周|月", fold_in_place(answer)):
                 drafts += _affirmed(replace(question, subjects=[subject]), answer, ctx)
@@ -996,6 +1136,9 @@ _LISTED_KINDS: dict[Section, tuple[str, ...]] = {
 }
 _REACTION_WORDS = rx(
     r"hives|rash|swell|itch|anaphyla|breath|сып|отек|отёк|зуд|крапивниц|удушь|anaphylaxis|疹|肿|痒|呼吸"
+    # how a reaction feels ("my throat gets all itchy and tight", "губы опухают, першит"): never an allergen
+    r"|\btight|\btingl|scratchy|wheez|\bpuff|\bsneez|runny|\bflush|\bblister|vomit|nause|diarrh|\bcramp"
+    r"|опух|чеш|перш|сдавлив|сжима|задыха|чиха|насморк|слезя|покрасне|тошн|рвот|понос"
 )
 
 
@@ -1009,7 +1152,10 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
     for known in find_terms(kinds, text[offset:]):
         found.append((offset + known.start, offset + known.end, known))
     if section in (Section.MEDICATIONS, Section.ALLERGIES):
-        found += _unknown_names(text, offset, found, section)
+        # "Как переносите эналаприл?" / "плохо, ...": an answer about the drug asked is no list of
+        # names; only a capitalised name there may be a drug the table does not know
+        listing = not (subject.terms and section is Section.MEDICATIONS)
+        found += _unknown_names(text, offset, found, section, listing=listing)
     drafts: list[Draft] = []
     seen: set[str] = set()
     previous_stopped: bool | None = None
@@ -1030,6 +1176,8 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
         target = section
         if target is not Section.FAMILY_HISTORY and _someone_else(text, a):
             continue  # "My mother has high blood pressure": not the user's own
+        if section is Section.SYMPTOMS and _asked_back(text, a):
+            continue  # "How are you feeling?" / "should I worry if I get a fever?": no fever yet
         if term is not None and section is Section.CHRONIC_CONDITIONS and not term.entry.extra.get("chronic"):
             target = Section.REPORTED_DIAGNOSES
         if section is Section.ALLERGIES and _REACTION_WORDS.search(low[a:b]):
@@ -1056,8 +1204,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             if normalized.code:
                 attributes["atc_code"] = normalized.code
         elif target is Section.FAMILY_HISTORY:
-            relative_match = RELATIVE.search(low)
-            relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
+            relative = _relative_of(text, low, a)
             attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
         elif target is Section.ALLERGIES and not denied:  # a denied allergen has no reaction
             attributes = answer_reaction(text)  # "амоксициллин — сыпь": the reaction, and its severity
@@ -1075,6 +1222,27 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
     return drafts
 
 
+def _relative_of(text: str, low: str, pos: int) -> Relative | None:
+    """Whose is the condition at ``pos`` of a family answer: the relative of its own clause, else
+    the nearest one before it in its sentence ("mom had breast cancer. dads side has heart
+    disease": each sentence its own), else the first one the answer names ("My mother. Diabetes.")."""
+    found = _sentence_at(text, pos)
+    if found is not None:
+        sentence, local = found
+        start, end = sentence.clause(local)
+        relative = family_relative(sentence.low, start, end)
+        if relative is None:
+            before = list(RELATIVE.finditer(sentence.low, 0, start))
+            # the clause of the nearest one before ("my moms dad, diabetes": the grandfather), or
+            # one after it ("diabetes, my mom")
+            span = sentence.clause(before[-1].start()) if before else (0, len(sentence.low))
+            relative = family_relative(sentence.low, *span)
+        if relative is not None:
+            return relative
+    match = RELATIVE.search(low)
+    return RELATIVE_BY_WORD.get(match.group(0)) if match else None
+
+
 def _sentence_at(text: str, pos: int) -> tuple[Sentence, int] | None:
     """The sentence of an answer that holds ``pos``, and ``pos`` within it."""
     offset = 0
@@ -1086,6 +1254,12 @@ def _sentence_at(text: str, pos: int) -> tuple[Sentence, int] | None:
         if start <= pos < offset:
             return sentence, pos - start
     return None
+
+
+def _asked_back(text: str, pos: int) -> bool:
+    """The words at ``pos`` of an answer are a question, plan or condition of the user's own."""
+    found = _sentence_at(text, pos)
+    return found is not None and hypothetical(*found)
 
 
 def _someone_else(text: str, pos: int) -> bool:
@@ -1129,7 +1303,7 @@ def _said_in(key: str, value: str, text: str) -> bool:
 
 
 def _unknown_names(
-    text: str, offset: int, known: list[tuple[int, int, Term | None]], section: Section
+    text: str, offset: int, known: list[tuple[int, int, Term | None]], section: Section, listing: bool = True
 ) -> list[tuple[int, int, Term | None]]:
     """List items the table does not know but that look like a drug/allergen name."""
     out: list[tuple[int, int, Term | None]] = []
@@ -1165,7 +1339,7 @@ def _unknown_names(
         if find_terms((*kinds_for(Section.SYMPTOMS), "body_site"), text[a:b]):
             continue  # "бросила его, голова болела": the item is a symptom, not a drug's name
         # "магний", "fish oil": a short list answer; a lower-case word inside a sentence is no name
-        short_item = len(low[a:b].split()) <= 2 and len(low.split()) <= 8
+        short_item = listing and len(low[a:b].split()) <= 2 and len(low.split()) <= 8
         capitalised = text[word_start].isupper()
         if capitalised or short_item or re.search(r"\d", low[word_end : word_end + 8]):
             out.append((word_start, word_end, None))
@@ -1237,13 +1411,50 @@ def _age(answer: str, ctx: Context) -> list[Draft]:
     age = parse_number(m.group(1) or m.group(2) or "")
     if age is None or age != int(age) or not 1 <= age <= 120:
         return []
+    return _birth_year_draft(answer, ctx.today.year - int(age))
+
+
+def _birth_year_draft(answer: str, year: int) -> list[Draft]:
+    name = answer.strip()[:40]
+    attributes = {"birth_year": year}
     return [
         _draft(
             Section.DEMOGRAPHICS,
             answer,
-            name=answer.strip()[:40],
+            name=name,
             hint="birth_year",
             status=FactStatus.PRESENT,
-            attributes={"birth_year": ctx.today.year - int(age)},
+            attributes=attributes,
         )
     ]
+
+
+# A year said whole ("1994", "in '88"), or by its last two digits with the Russian ordinal ending
+# ("94й", "в 79-м", "88-го") or bare ("88"); a date of birth gives its year ("12.05.88").
+_FULL_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_DATE_YEAR = re.compile(r"(?<!\d)\d{1,2}[./-]\d{1,2}[./-](\d{2})(?!\d)")
+_SHORT_YEAR = rx(
+    r"^\W*(?:(?:в|с|born\s+in|in|it\s+was|year|год)\s+)?'?(\d{2})(?:\s*-?\s*(?:й|ий|ый|ой|м|ом|го|г\.?|года?))?"
+    r"(?:\s+(?:года?|г\.?|рождения|year))*(?:\s*[,.!;:]\s*\w+)?\W*$"
+)
+_SAID_AS_AGE = rx(r"\d\s*(?:years?\s+old|yrs?\b|y/?o\b|лет\b|годиков|岁)")
+
+
+def _birth_year(answer: str, ctx: Context) -> list[Draft]:
+    """ "Ваш год рождения?" / "94й", "What year were you born?" / "88": a birth year (1994, 1988);
+    the century is the one that makes the user at least 10 years old on the day it was said."""
+    low = fold_in_place(answer)
+    if _SAID_AS_AGE.search(low):
+        return _age(answer, ctx)  # "мне 32 года": an age after all
+    full = _FULL_YEAR.findall(low)
+    short = _DATE_YEAR.search(low) or _SHORT_YEAR.match(low)
+    if len(full) == 1:
+        year = int(full[0])
+    elif not full and short is not None and ctx.today is not None:
+        two = int(short.group(1))
+        year = 2000 + two if 2000 + two <= ctx.today.year - 10 else 1900 + two
+    else:
+        return []
+    if ctx.today is not None and not ctx.today.year - 120 <= year <= ctx.today.year:
+        return []
+    return _birth_year_draft(answer, year)

@@ -120,10 +120,11 @@ _OTHERS = (
     "我的猫 我家猫 我家的猫 我的狗 我家狗 我家的狗"
 )
 _FAMILY = "我们家里 我们家 我家里 我家 家里人 家里 家人 家族里 家族 亲戚"
+# He or she; 他 inside a drug's name is no person: 阿托伐他汀, 非布司他, 他达拉非, 他克莫司, 他莫昔芬
+ZH_HE_SHE = r"(?<![其吉司])[他她](?!汀|达拉非|克莫司|莫昔芬|巴唑)"
 _PERSON = re.compile(
     "|".join(sorted({*_RELATIVE_BY_WORD, *_OTHERS.split(), *_FAMILY.split()}, key=len, reverse=True))
-    # 他 inside a drug's name is no person: 阿托伐他汀, 非布司他, 他达拉非, 他克莫司, 他莫昔芬
-    + r"|(?<![其吉司])[他她](?!汀|达拉非|克莫司|莫昔芬|巴唑)|我们|我|本人|自己"
+    + rf"|{ZH_HE_SHE}|我们|我|本人|自己"
 )
 _ZH_RELATIVE = re.compile("|".join(sorted(_RELATIVE_BY_WORD, key=len, reverse=True)))
 
@@ -203,7 +204,7 @@ _HYPOTHETICAL = re.compile(
     r"能不能|能否|可不可以|可以吗|会不会|是不是|要不要|该不该|需不需要|有没有|是否|打算|准备|计划|想要|想(?!吐)"
     r"|希望|担心|害怕|怀疑|可能|也许|或许|应该|怎么办|怎么样|为什么|哪些|哪种|咨询|请问"
     # question words, but not "什么都不过敏" / "没有什么慢性病" (any, none)
-    r"|什么(?![都也药病过基慢东])|怎么(?![也都])|如何|多少"
+    r"|什么(?![都也药病过基慢东])|(?<!不)怎么(?![也都])|如何|多少"
 )
 _CONDITIONAL = re.compile(r"如果|要是|万一|假如|假设|倘若|的话")
 _QUESTION_END = re.compile(r"[吗呢嘛][\s？?。!！]*$")
@@ -460,7 +461,12 @@ def _reaction(low: str) -> dict:
 
 # --- medications --------------------------------------------------------------------------------
 _STOPPED, _PRESCRIBED, _ACTIVE = FactStatus.STOPPED, FactStatus.PRESCRIBED, FactStatus.ACTIVE
-_TAKE = r"(?:吃|服用?|用|打|喷|吸)"
+# A switch of drug: "换成Y", "改用Y", "换了Y" (but "换了个牌子", "改了剂量" keep the same drug).
+_SWITCH_WORDS = (
+    r"换成|改成|改为|换为|改吃|换用|改用|改服|换到"
+    r"|换了(?!(?:个|一个|一种|种|家)?(?:牌子|厂家|厂|包装|剂量|时间|医生|医院))"
+)
+_TAKE = r"(?:吃|服用?|用|打|喷|吸|喝|滴|涂|抹)"
 _MED_CUES: list[tuple[re.Pattern[str], FactStatus | None]] = [
     (re.compile(rf"从来没(?:有)?{_TAKE}过|从没{_TAKE}过|没(?:有)?{_TAKE}过"), None),  # never took it
     (
@@ -483,15 +489,21 @@ _MED_CUES: list[tuple[re.Pattern[str], FactStatus | None]] = [
     (
         re.compile(
             rf"(?:正在|一直在|一直|还在|现在|目前|每天|天天|每日|每晚|每早|平时|经常|长期|坚持|按时|常年|开始|在|要)"
-            rf"{_TAKE}|吃着|用着|服用|口服|注射|吸入|换成|改成|改为|换为|改吃|换用|加(?:到|量)|减(?:到|量)"
-            r"|增加到|调整到|调到|吃|(?<![作使费不])用(?!于|药)|打(?=[^，。]{0,4}胰岛素)"
+            rf"{_TAKE}|吃着|用着|服用|口服|注射|吸入|{_SWITCH_WORDS}|加(?:到|量)|减(?:到|量)"
+            r"|增加到|调整到|调到|吃|喝(?![酒水茶])|(?<![作使费不])用(?!于|药)|打(?=[^，。]{0,4}胰岛素)"
         ),
         _ACTIVE,
     ),
 ]
 _ADVICE = re.compile(r"(?:建议|推荐)我?(?:吃|服用?|用|试试)")
 _DOCTOR = re.compile(r"医生|大夫|医师|医院")
-_SWITCH = re.compile(r"换成|改成|改为|换为|改吃|换用")
+_SWITCH = re.compile(_SWITCH_WORDS)
+# The doctor only says or advises the switch ("医生说换成Y", "医生建议改成Y"): prescribed, not yet taken.
+_DOCTOR_ADVISES = re.compile(r"(?:医生|大夫|医师)[^，。]{0,3}?(?:说|建议|让|叫|要|嘱咐|考虑)")
+# ... or it is not begun yet: "换成Y了，还没开始吃", "下次换成Y", "明天开始换成Y"
+_NOT_YET = re.compile(
+    r"还没(?:有)?(?:开始)?(?:吃|用|服|换)|还没开始|下次|回头|(?:明天|后天|下周|下个月)(?:再|才|就)?开始"
+)
 _MED_BLOCK = re.compile(r"不能|不可以|不要|别|不宜|禁止|不敢|忌")
 _MED_NONE = re.compile(
     r"(?:不|没有?在?)(?:吃|服用|用)(?:任何|什么)?(?:药|药物)|(?:什么|任何)药(?:都|也)(?:不|没有?)(?:吃|服用|用)"
@@ -553,7 +565,7 @@ _INDICATIONS = [
 _ROUTES = [
     (re.compile(r"打(?:针|胰岛素)|注射|针剂"), "injection"),
     (re.compile(r"眼药水|滴眼"), "ophthalmic"),
-    (re.compile(r"鼻喷|喷鼻|滴鼻"), "nasal"),
+    (re.compile(r"鼻喷|喷鼻|滴鼻|洗鼻|鼻[^，。]{0,3}喷雾"), "nasal"),
     (re.compile(r"吸入|气雾剂|喷雾"), "inhalation"),
     (re.compile(r"药膏|软膏|涂|抹"), "topical"),
 ]
@@ -584,9 +596,59 @@ def _med_cues(s: Sentence) -> list[_Cue]:
 
 _EXCEPT = re.compile(r"除了|除开|以外")
 
+# A medicine named by its form ("止咳糖浆", "感冒冲剂", "生理盐水喷雾", "氧氟沙星滴眼液"): no table
+# name, the words before the form (back to a verb, a list word or a measure) say which one.
+_FORM_WORDS = (
+    r"糖浆|口服液|合剂|混悬液|滴鼻液|滴鼻剂|鼻喷剂|喷鼻剂|喷雾剂|喷雾|气雾剂|滴眼液|眼药水|眼药膏|眼膏|滴耳液"
+    r"|冲剂|颗粒|药膏|软膏|乳膏|凝胶|栓剂|贴剂|膏药|含片|润喉片"
+)
+_FORM = re.compile(_FORM_WORDS)
+_FORM_LEAD = re.compile(
+    r".*(?:开了?|给了?|配了?|拿了?|买了?|用了?|吃了?|喝了?|喷了?|滴了?|涂了?|抹了?|服用|在|和|跟|与|及|还有|以及"
+    r"|或者?|[一两几]?[瓶盒支袋罐管]|点|些|种|是|的|了|说|我|也|还|又|就|每天|天天)"
+)
+# Not a medicine: "枫糖浆", "防晒喷雾", "保湿凝胶".
+_NOT_MEDICINE = re.compile(
+    r"枫|玉米|焦糖|咖啡|奶茶|防晒|保湿|补水|驱蚊|防蚊|定妆|护发|爽肤|发胶|香水|清新|洗发|沐浴"
+)
+
+
+@dataclass(frozen=True)
+class _FormName:
+    start: int
+    end: int
+
+
+def _form_named(s: Sentence, drugs: list[Term]) -> list[_FormName]:
+    """Medicines named by their form; a table drug's own form ("布洛芬混悬液") is that drug."""
+    found: list[_FormName] = []
+    for m in _FORM.finditer(s.low):
+        c_start = s.clause(m.start())[0]
+        lead = _FORM_LEAD.match(s.low, c_start, m.start())
+        start = lead.end() if lead else c_start
+        while start < m.start() and not CJK.match(s.text[start]):
+            start += 1
+        start = max(start, m.start() - 6)
+        if _NOT_MEDICINE.search(s.low, start, m.end()) or any(
+            t.start < m.end() and start < t.end for t in drugs
+        ):
+            continue
+        if found and found[-1].end > start:
+            continue  # "眼药膏" read once
+        found.append(_FormName(start, m.end()))
+    return found
+
+
+def _inside_medicine(s: Sentence, a: int, b: int) -> bool:
+    """A condition or symptom name inside a medicine's name ("感冒冲剂", "鼻炎喷雾", "止咳糖浆")."""
+    if not _FORM.search(s.low):
+        return False
+    return any(f.start <= a and b <= f.end for f in _form_named(s, _terms(("drug",), s)))
+
 
 def _medications(s: Sentence, ctx: Context) -> list[Draft]:
-    drugs = [t for t in _terms(("drug",), s) if not _drug_is_allergen(s, t)]
+    table = [t for t in _terms(("drug",), s) if not _drug_is_allergen(s, t)]
+    drugs: list[Term | _FormName] = sorted([*table, *_form_named(s, table)], key=lambda t: t.start)
     cues = _med_cues(s)
     drafts: list[Draft] = []
     seen: set[tuple[str, FactStatus]] = set()
@@ -607,7 +669,8 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
         if status is None:
             continue
         name = s.text[a:b]
-        normalized = normalize_name(Section.MEDICATIONS, name, _hint(term))
+        hint = _hint(term) if isinstance(term, Term) else None
+        normalized = normalize_name(Section.MEDICATIONS, name, hint)
         if (normalized.key, status) in seen:
             continue
         seen.add((normalized.key, status))
@@ -622,7 +685,7 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
                 Section.MEDICATIONS,
                 _span(s, first, max(b, last)),
                 name=name,
-                hint=_hint(term),
+                hint=hint,
                 status=status,
                 attributes=attributes,
                 valid_from=_since(clause, ctx.today)
@@ -631,6 +694,7 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
                 valid_to=_year_of(clause, ctx.today) if status is _STOPPED else None,
             )
         )
+    drafts = _replaced(s, ctx, drafts)
     if not drafts:
         none = _MED_NONE.search(s.low)
         if none and _EXCEPT.search(s.low):
@@ -639,6 +703,37 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
             drafts.append(
                 Draft(Section.MEDICATIONS, _span(s, *none.span()), kind=AssertionKind.SECTION_ABSENT)
             )
+    return drafts
+
+
+# An answer to a question about drugs that opens with "no longer" and then names only the drug
+# switched to ("X还在吃吗？" / "没有了，医生给我换成瑞舒伐他汀了"): the drug it replaces is the one in
+# focus (write/focus.py), stopped; the stop comes first, so the new drug is never its referent. (Not
+# after another question: "最近怎么样？" / "没有了，换成Y了" says nothing of which drug Y replaced.)
+_NO_LONGER = re.compile(
+    r"^[\s，,]*(?:嗯|哦|唉)?[\s，,]*(?:早就?|已经|现在)?(?:没有了|没了|不吃了|不用了|停了|停掉了|没在吃了|没再吃了)"
+)
+
+
+def _replaced(s: Sentence, ctx: Context, drafts: list[Draft]) -> list[Draft]:
+    lead = _NO_LONGER.match(s.low) if Section.MEDICATIONS in ctx.asked else None
+    switch = _SWITCH.search(s.low, lead.end()) if lead else None
+    if lead is None or switch is None or any(d.status is _STOPPED for d in drafts) or _NOT_YET.search(s.low):
+        return drafts  # no switch, the old drug is named, or the switch is not begun
+    if not _is_self(s, lead.start()) or _hypothetical(s, lead.start()):
+        return drafts
+    for index, draft in enumerate(drafts):
+        at = s.text.find(draft.name, switch.end()) if draft.name else -1
+        if draft.status not in (_ACTIVE, _PRESCRIBED) or at < 0:
+            continue
+        stop = Draft(
+            Section.MEDICATIONS,
+            _span(s, *lead.span()),
+            status=_STOPPED,
+            valid_to=_year_of(s.low[lead.end() : switch.start()], ctx.today),
+            refers_to_focus=True,
+        )
+        return [*drafts[:index], stop, *drafts[index:]]
     return drafts
 
 
@@ -651,7 +746,7 @@ def _drug_is_allergen(s: Sentence, term: Term) -> bool:
     return "对" in s.low[max(s.clause(term.start)[0], term.start - 3) : term.start]
 
 
-def _cue_for(s: Sentence, cues: list[_Cue], drugs: list[Term], a: int, b: int) -> _Cue | None:
+def _cue_for(s: Sentence, cues: list[_Cue], drugs: list, a: int, b: int) -> _Cue | None:
     start = _list_start(s, a)
     end = s.clause(a)[1]
     before = [c for c in cues if start <= c.start and c.end <= a]
@@ -682,7 +777,7 @@ def _cue_for(s: Sentence, cues: list[_Cue], drugs: list[Term], a: int, b: int) -
 _THEN = re.compile(r"(?:后来|然后|所以|于是|因此|就|我|已经|马上|立刻|自己|也|便|把它|把药|给)*")
 
 
-def _stopped_next(s: Sentence, cues: list[_Cue], drugs: list[Term], a: int) -> _Cue | None:
+def _stopped_next(s: Sentence, cues: list[_Cue], drugs: list, a: int) -> _Cue | None:
     end = s.clause(a)[1]
     pos = end
     while pos < len(s.text) and s.text[pos] in _PUNCT:
@@ -735,10 +830,12 @@ def _med_status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | N
         # "从拜新同换成络活喜", "医生把X换成了Y": the old drug ends, the new one starts.
         if a < switch.start():
             return _STOPPED
-        # the doctor of the switch's own clause ("医生把X换成了Y", "医生说，换成Y"), not one who
-        # only said what caused a complaint ("医生说可能是阿司匹林引起的，后来停了，换成波立维")
-        doctor = _DOCTOR.search(s.low, _doctor_from(s, clause_start), switch.start())
-        return _PRESCRIBED if doctor else _ACTIVE
+        # A switch told as done is what the user takes now ("医生给我换成Y了", "医生把X换成了Y");
+        # one the doctor of the switch's own clause only says or advises ("医生说，换成Y",
+        # "医生建议改成Y") is prescribed. A doctor who only said what caused a complaint
+        # ("医生说可能是阿司匹林引起的，后来停了，换成波立维") is not in the switch's clause.
+        advised = _DOCTOR_ADVISES.search(s.low, _doctor_from(s, clause_start), switch.start())
+        return _PRESCRIBED if advised or _NOT_YET.search(s.low) else _ACTIVE
     if cue.status is _STOPPED and cue.start > b and text.startswith(("不吃", "没")):
         return None  # "拜新同不吃..." without 了 is too unclear after the name
     return cue.status
@@ -803,7 +900,9 @@ def _med_details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) ->
             last = max(last, clause_start + said.end())
             break
     c_start, c_end = s.clause(a)
-    route = next((v for pattern, v in _ROUTES if pattern.search(s.low[c_start:c_end])), None)
+    # the drug's own part of its clause: "感冒冲剂和鼻炎喷雾" are not both sprays
+    own = s.low[max(c_start, prev_end) : min(c_end, next_start)]
+    route = next((v for pattern, v in _ROUTES if pattern.search(own)), None)
     if route:
         attributes["route"] = route
     return attributes, last
@@ -861,10 +960,35 @@ def _with_high_levels(s: Sentence, terms: list[Term]) -> list[Term]:
     return sorted(terms, key=lambda t: t.start)
 
 
+# A level that led to a diagnosis named with it ("体检血糖高，复查说是2型糖尿病"): the finding, not a
+# condition of its own.
+_FINDING_OF = {"hyperglycemia": frozenset({"diabetes", "type_1_diabetes", "type_2_diabetes", "prediabetes"})}
+
+
+def _without_findings(s: Sentence, terms: list[Term]) -> list[Term]:
+    """The terms, less a level said of the same person as the diagnosis it led to (not one the
+    sentence denies or wonders about: "血糖高，但不是糖尿病", "血糖高，会不会是糖尿病")."""
+    diagnosed = [
+        t
+        for t in terms
+        if not _hypothetical(s, t.start)
+        and not _negated(s, t.start, window=5)
+        and _negated_after(s, t.end, terms) is None
+    ]
+    return [
+        t
+        for t in terms
+        if not any(
+            d.entry.key in _FINDING_OF.get(t.entry.key, ()) and _who(s, d.start) == _who(s, t.start)
+            for d in diagnosed
+        )
+    ]
+
+
 def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[tuple[Section, str, str]] = set()
-    terms = _with_high_levels(s, _terms(("condition",), s))
+    terms = _without_findings(s, _with_high_levels(s, _terms(("condition",), s)))
     # A name inside a longer symptom's (麻疹 in 荨麻疹, hives): CJK has no word boundary to tell.
     # (looked up only where there is a condition name to check: this runs on every sentence)
     symptoms = _terms(("symptom",), s) if terms else []
@@ -876,6 +1000,8 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
         c_start, c_end = s.clause(a)
         if _C_SKIP_BEFORE.search(s.low[max(c_start, a - 4) : a]) or _C_SKIP_AFTER.match(s.low[b:c_end]):
             continue
+        if _inside_medicine(s, a, b):
+            continue  # "感冒冲剂", "鼻炎喷雾": the medicine's name, no diagnosis
         if _hypothetical(s, a) or _UNSURE.search(s.low[c_start:a]):
             continue
         for draft in _condition_drafts(s, term, terms, ctx):
@@ -902,7 +1028,7 @@ _SELF_NOT = re.compile(r"我(?:自己|本人)?(?:倒是|倒|却)?(?:没有|没|�
 
 
 def _self_not(s: Sentence, terms: list[Term], drafts: list[Draft]) -> list[Draft]:
-    """"我妈妈有糖尿病，我自己没有": the user denies, for themselves, the disease just named."""
+    """ "我妈妈有糖尿病，我自己没有": the user denies, for themselves, the disease just named."""
     out: list[Draft] = []
     for m in _SELF_NOT.finditer(s.low):
         c_start, c_end = s.clause(m.start())
@@ -1048,6 +1174,8 @@ _SITE_KEY = {
 }  # fmt: skip
 _S_SKIP_BEFORE = re.compile(r"(?:治疗?|止|退|缓解|预防|防止?|对付|针对|为了|用于|一)$")
 _S_SKIP_AFTER = re.compile(r"^(?:的)?(?:药|时|的时候|的话)")
+# "查出血糖高": 出血 (bleeding) across a word, 血 begins 血糖
+_S_BLOOD_WORD = re.compile(r"(?<=血)(?:糖|压|脂|常规|检|象|型|管|小板|红蛋白|氧)")
 _S_RESOLVED = re.compile(r"(?<![没不])好了|已经好了|退了|消失了|止住了|痊愈|康复|没事了|不见了|没了")
 # A symptom said only by its verb, as ended: "已经不拉了", "不吐了", "烧退了", "不咳了".
 _S_VERB_ENDED = re.compile(
@@ -1055,6 +1183,12 @@ _S_VERB_ENDED = re.compile(
     r"|(?P<verb2>烧)(?:已经|也)?退(?:下去)?了|退(?P<verb3>烧)了"
 )
 _S_VERB_KEY = {"拉": "腹泻", "泻": "腹泻", "吐": "呕吐", "烧": "发烧", "咳": "咳嗽"}
+# ... and as going on: "还在拉", "还是吐", "一直咳个不停", "咳了五天了", "吐了两次" (not "还在吐槽",
+# "还拉伸", "止咳")
+_S_VERB_STILL = re.compile(
+    r"(?:还|仍然|仍|一直|还是)(?:在|会|要|老|总)?(?P<verb>拉|泻|吐|咳)(?=$|[了呢着啊，。！？,.!?\s]|个不停|得)"
+    r"|(?<![止镇])(?P<verb2>咳)(?=了|得|个不停|起来)|(?P<verb3>吐)(?=了(?:[一两三几好\d]+次|一晚上|一夜)|得)"
+)
 _S_STILL = re.compile(r"还没好|没好|没有好|不见好|一直不好|好不了|还没退|没退|还在|还是")
 _S_SEVERITY = [
     (re.compile(r"剧烈|严重|厉害|受不了|要命|特别|非常|死了"), "severe"),
@@ -1086,13 +1220,14 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
         hint = next((t.entry.name("zh") for t in find_terms(("symptom",), key.replace("_", " "))), key)
         mentions.append((m.start(), m.end(), hint, m.group("mid")))
     ended = set()
-    for m in _S_VERB_ENDED.finditer(s.low):
+    for m in [*_S_VERB_ENDED.finditer(s.low), *_S_VERB_STILL.finditer(s.low)]:
         if any(t.start < m.end() and m.start() < t.end for t in table) or any(
             a < m.end() and m.start() < b for a, b, _, _ in mentions
         ):
             continue  # "已经不拉肚子了": the table's name is read, with its own status
-        verb = m.group("verb") or m.group("verb2") or m.group("verb3")
-        ended.add((m.start(), m.end()))
+        verb = next(v for k, v in m.groupdict().items() if k.startswith("verb") and v)
+        if m.re is _S_VERB_ENDED:
+            ended.add((m.start(), m.end()))
         mentions.append((m.start(), m.end(), _S_VERB_KEY[verb], ""))
     drafts: list[Draft] = []
     seen: set[str] = set()
@@ -1102,6 +1237,8 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         if _S_SKIP_BEFORE.search(s.low[max(c_start, a - 2) : a]) or _S_SKIP_AFTER.match(s.low[b:c_end]):
             continue
+        if _inside_medicine(s, a, b) or _S_BLOOD_WORD.match(s.low, b):
+            continue  # "咳嗽糖浆": the medicine's name, no symptom; "查出血糖高": no bleeding
         name = s.text[a:b]
         normalized = normalize_name(Section.SYMPTOMS, name, hint)
         if normalized.key in seen:
@@ -1327,6 +1464,29 @@ def _height(s: Sentence) -> Draft | None:
             return _demo(
                 s, m.start(), m.end(), s.text[m.start() : m.end()], "height_cm", {"height_cm": round(cm, 1)}
             )
+    return _height_beside_weight(s)
+
+
+# "175，80公斤左右", "70kg，165": a bare number beside the weight is the height in centimetres.
+_BARE_HEIGHT = re.compile(
+    r"(?<![\d.])(?P<v>1[3-9]\d|2[0-2]\d)(?![\d.]|\s*(?:岁|斤|公斤|千克|kg|次|天|元|块|分|个|年|月|号|mm|ml|毫|克|g))"
+)
+_HEIGHT_GAP = re.compile(r"[\s，,、/]*(?:左右)?[\s，,、/]*")
+
+
+def _height_beside_weight(s: Sentence) -> Draft | None:
+    weight = _WEIGHT.search(s.low)
+    if weight is None:
+        return None
+    for m in _BARE_HEIGHT.finditer(s.low):
+        if m.start() < weight.end() and weight.start() < m.end():
+            continue  # inside the weight ("体重150斤")
+        before = m.end() <= weight.start()
+        gap = s.low[m.end() : weight.start()] if before else s.low[weight.end() : m.start()]
+        if not _HEIGHT_GAP.fullmatch(gap):
+            continue
+        name = s.text[m.start() : m.end()]
+        return _demo(s, m.start(), m.end(), name, "height_cm", {"height_cm": float(m.group("v"))})
     return None
 
 
@@ -1457,7 +1617,7 @@ _ALCOHOL = [
 _ALCOHOL_HOW = [
     (re.compile(r"周末"), "weekends"),
     (re.compile(r"每天|天天|每晚"), "daily"),
-    (re.compile(r"偶尔|有时|很少|应酬|聚会|节日"), "occasionally"),
+    (re.compile(r"偶尔|有时|很少|不怎么|应酬|聚会|节日"), "occasionally"),
     (re.compile(r"经常|常常|很多|大量|酗酒"), "regularly"),
 ]
 _DIET = [
@@ -1481,12 +1641,25 @@ _ACTIVITY = [
     (re.compile(r"瑜伽"), FactStatus.PRESENT, "yoga"),
     (re.compile(r"健身房|健身|撸铁|举铁"), FactStatus.PRESENT, "gym"),
     (re.compile(r"锻炼|运动"), FactStatus.PRESENT, "exercise"),
+    # sitting all day: no exercise ("天天坐办公室", "久坐", "整天宅在家")
+    (
+        re.compile(
+            r"久坐|(?:天天|每天|整天|成天|一天到晚|一整天)(?:都|就)?(?:坐|宅)(?:着|在)?(?:办公室|电脑前|家里?)?"
+            r"|坐办公室|宅在家"
+        ),
+        FactStatus.ABSENT,
+        "sedentary",
+    ),
 ]
+# "基本不动", "不怎么动", "很少动": no exercise, but only as an answer about it (a limb "不动" is no habit)
+_NO_MOVING = re.compile(
+    r"(?:基本(?:上)?|几乎|平时|平常)?(?:不怎么|很少|基本不|几乎不|不爱|懒得)动|基本(?:上)?不动"
+)
 _PER_WEEK = re.compile(r"(?:每周|一周|每星期|每个星期|一个星期)[^，。]{0,4}?(\d|[一两二三四五六七])次")
 
 
 def _lifestyle(s: Sentence, ctx: Context) -> list[Draft]:
-    return _smoking(s, ctx) + _vaping(s) + _alcohol(s) + _diet(s) + _activity(s) + _coffee(s)
+    return _smoking(s, ctx) + _vaping(s) + _alcohol(s) + _diet(s) + _activity(s, ctx) + _coffee(s)
 
 
 # "每天两杯咖啡", "咖啡减到一天一杯" (less is still coffee), "不喝咖啡", "咖啡戒了".
@@ -1529,7 +1702,7 @@ _VAPE_STOPPED = re.compile(r"戒(?:了)?(?:掉)?电子烟|电子烟(?:已经|早
 
 
 def _vaping(s: Sentence) -> list[Draft]:
-    """"不抽烟，但是抽电子烟": vaping is its own habit (key vaping), never the smoking one."""
+    """ "不抽烟，但是抽电子烟": vaping is its own habit (key vaping), never the smoking one."""
     m = _VAPE.search(s.low)
     if not m:
         return []
@@ -1576,7 +1749,7 @@ def _smoking(s: Sentence, ctx: Context) -> list[Draft]:
             if amount:
                 end = max(end, amount.end())
                 value = _smoke_value(amount)
-            elif re.search(r"偶尔|有时", s.low[c_start:c_end]):
+            elif re.search(r"偶尔|有时|不怎么|很少", s.low[c_start:c_end]):
                 value = "occasionally"
             start = min(m.start(), amount.start() if amount else m.start())
             return _habit(s, start, end, "smoking", status, value)
@@ -1622,7 +1795,11 @@ def _diet(s: Sentence) -> list[Draft]:
     return []
 
 
-def _activity(s: Sentence) -> list[Draft]:
+def _activity(s: Sentence, ctx: Context) -> list[Draft]:
+    if Section.LIFESTYLE in ctx.asked and not re.search(r"运动|锻炼|健身", s.low):
+        m = _NO_MOVING.search(s.low)
+        if m:  # "平时运动吗？" / "基本不动，天天坐办公室"
+            return _habit(s, m.start(), m.end(), "physical_activity", FactStatus.ABSENT, "sedentary")
     for pattern, status, value in _ACTIVITY:
         m = pattern.search(s.low)
         if m:

@@ -16,6 +16,7 @@ from ..normalize import Entry, Term, find_terms, lookup, normalize_name
 from .dates import find_since
 from .text import (
     FAMILY_WIDE,
+    NEGATION,
     PRONOUN_SUBJECT,
     PSEUDO_NEGATION,
     RELATIVE,
@@ -286,11 +287,43 @@ def _section_level(s: Sentence, unsure, absent, section: Section, attributes: di
     return []
 
 
+# A side of the family ("dads side has heart disease", "по папиной линии диабет", "со стороны
+# мамы"): relatives of that side, not the parent; a named relative of the side still wins
+# ("my maternal grandmother").
+_SIDE_OF_FAMILY = rx(
+    r"\b(?:(?:my|on\s+(?:my\s+)?|from\s+(?:my\s+)?)?(?:dad|father|mom|mum|mother)(?:'?s)?\s+side\b)"
+    r"|\b(?:paternal|maternal)(?:\s+side)?\b"
+    r"|\bпо\s+(?:линии\s+(?:отца|папы|мамы|матери)|(?:папиной|отцовской|маминой|материнской)\s+линии)\b"
+    r"|\bсо\s+стороны\s+(?:отца|папы|мамы|матери)\b"
+)
+# A parent's parent said as a chain ("moms dad", "my father's mother", "мамин папа", "отец мамы").
+_PARENTS_PARENT = rx(
+    r"\b(?:mom|mum|mother|dad|father)(?:'?s)\s+(?P<en>mom|mum|mother|dad|father)\b"
+    r"|\b(?:мамин|папин|отцов|материн)\w*\s+(?P<ru>пап[аеуыо]\w*|отц\w*|отец|мам[аеуыо]\w*|матер\w*|мать)"
+    r"|\b(?P<ru2>пап[аеуыо]\w*|отц\w*|отец|мам[аеуыо]\w*|матер\w*|мать)\s+(?:мамы|папы|отца|матери)\b"
+)
+_MALE_PARENT = rx(r"dad|father|пап|отц|отец")
+
+
+def family_relative(low: str, start: int, end: int) -> Relative | None:
+    """The relative named in ``low[start:end]``: a parent's parent ("moms dad": the grandfather), a
+    relative named outright, or a side of the family (``Relative.OTHER``)."""
+    chain = _PARENTS_PARENT.search(low, start, end)
+    if chain is not None:
+        second = chain.group("en") or chain.group("ru") or chain.group("ru2")
+        return Relative.GRANDFATHER if _MALE_PARENT.match(second) else Relative.GRANDMOTHER
+    side = _SIDE_OF_FAMILY.search(low, start, end)
+    for m in RELATIVE.finditer(low, start, end):
+        if side is None or not side.start() <= m.start() < side.end():
+            return RELATIVE_BY_WORD[m.group(0)]
+    return Relative.OTHER if side is not None else None
+
+
 def _relative(s: Sentence, pos: int) -> Relative | None:
     start, end = s.clause(pos)
-    m = RELATIVE.search(s.low, start, end)
-    if m:
-        return RELATIVE_BY_WORD[m.group(0)]
+    relative = family_relative(s.low, start, end)
+    if relative is not None:
+        return relative
     if FAMILY_WIDE.search(s.low[start:end]):
         return Relative.OTHER
     return None
@@ -307,7 +340,7 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
     if relative is None and ctx.relative_in_focus is not None:
         # "My sister was diagnosed last year. She has epilepsy.": the pronoun is the relative.
         start, _ = s.clause(term.start)
-        if PRONOUN_SUBJECT.match(s.low[start:term.start]) or PRONOUN_SUBJECT.match(s.low):
+        if PRONOUN_SUBJECT.match(s.low[start : term.start]) or PRONOUN_SUBJECT.match(s.low):
             relative = ctx.relative_in_focus
     if relative is None:
         return None
@@ -389,6 +422,97 @@ def _said_bare(s: Sentence, term) -> bool:
     return bool(re.search(r"\b(?:no|нет|нету|никак\w*|не\s+было|none|хронич\w*|chronic)\b", said))
 
 
+# A list the user's having opens ("I have: lisinopril 10 mg, metformin and type 2 diabetes", "I've
+# got asthma, eczema, and migraines", "у меня: астма и гастрит"): each item after a comma is theirs.
+_LIST_CUE = rx(
+    r"\b(?:i\s+(?:have|had|'ve\s+got|was\s+diagnosed\s+with)|i've\s+(?:got|had)|i'm\s+on|diagnosed\s+with"
+    r"|у\s+меня(?:\s+есть)?|мне\s+(?:поставили|диагностировали)|диагноз\w*)\b"
+    # the user's own record read out ("my chart shows: ...", "в моей выписке: ...")
+    r"|\bmy\s+(?:chart|records?|file|notes|history|summary|problem\s+list)\b|\bмо(?:ей|ем|ём|я|и)\s+(?:карт|выписк|истори)"
+)
+_LIST_ITEM = rx(r"[\s,]*(?:(?:and|or|plus|also|и|или|а\s+также|плюс|ещё|еще)\s+)*")
+_LIST_KINDS = ("condition", "drug", "allergen", "symptom", "surgery")
+
+
+def _bare_items(s: Sentence, start: int, end: int) -> bool:
+    """The clause is only names joined by "and" ("экзема и диабет 2 типа", "and type 2 diabetes")."""
+    rest, cursor = [], start
+    for t in find_terms(_LIST_KINDS, s.text[start:end]):
+        rest.append(s.low[cursor : start + t.start])
+        cursor = start + t.end
+    rest.append(s.low[cursor:end].rstrip(" .!…"))
+    return cursor > start and all(_LIST_ITEM.fullmatch(piece) for piece in rest)
+
+
+def _listed_after_cue(s: Sentence, term) -> bool:
+    """The condition is a bare item of a list that a first-person cue of having opened in an
+    earlier clause of the sentence, every clause between being an item too."""
+    start, end = s.clause(term.start)
+    if not _bare_items(s, start, end):
+        return False
+    while start > 0:
+        before_start, before_end = s.clause(start - 1)
+        piece = s.low[before_start:before_end]
+        start = before_start
+        if not piece.strip():
+            continue
+        if piece.strip() not in (",", ":", "、", "，", "："):
+            if RELATIVE.search(piece) or THIRD_PARTY.search(piece) or PRONOUN_SUBJECT.match(piece):
+                return False  # "my mom has diabetes, asthma": not the user's list
+            cue = _LIST_CUE.search(piece)
+            if cue is not None:
+                return not NEGATION.search(piece, cue.start())  # "I have no asthma, eczema": denied
+            if not find_terms(_LIST_KINDS, s.text[before_start:before_end]):
+                return False  # a clause that is no list item ends the list
+    return False
+
+
+# A visit to a doctor ("went to urgent care last night", "был у врача", "сходила к терапевту"):
+# a diagnosis named right after it with no verb ("... . strep throat.", "..., ангина") is its verdict.
+_VISIT = rx(
+    r"\b(?:went|been|gone|go|got\s+seen|was\s+seen|saw|seen|visited|(?:got|came|just)\s+back\s+from|ended\s+up)\b"
+    r"(?:\s+[\w']+){0,3}?\s+(?:urgent\s+care|(?:the\s+)?er|a&e|emergency(?:\s+room)?|hospital|clinic|walk-?in"
+    r"|doctors?|doc|gp|dr|physician|[a-z]+ologist|pediatrician|paediatrician|dentist|nurse\s+practitioner)\b"
+    r"|\b(?:был[аи]?|сходил[аи]?|ходил[аи]?|съездил[аи]?|попал[аи]?|обратил(?:ся|ась)|вернул(?:ся|ась))"
+    r"(?:\s+[\w-]+){0,2}?\s+(?:к|в|на|у|из|от)\s+(?:[\w-]+\s+)?(?:врач\w*|доктор\w*|терапевт\w*|[а-я]+олог\w*"
+    r"|травмпункт\w*|поликлиник\w*|больниц\w*|приемн\w*|скор\w*|педиатр\w*|неотложк\w*|клиник\w*)"
+)
+# What may open or close a verdict said on its own: "turns out ...", "диагноз — ...", "... again"
+_VERDICT_LEAD = rx(
+    r"[\s,:—–-]*(?:(?:so|turns\s+out|apparently|diagnosis|dx|it'?s|it\s+was|оказалось|диагноз|в\s+итоге|итог"
+    r"|короче|опять|again|и)[\s,:—–-]+)*"
+)
+_VERDICT_TRAIL = rx(r"(?:[\s,]+(?:again|apparently|lol|ugh|опять|снова|короче))*[\s.!…]*")
+
+
+def verdict_said_bare(text: str) -> bool:
+    """``text`` names diagnoses and nothing else ("strep throat", "Ангина.", "turns out the flu")."""
+    low = fold_in_place(text)
+    terms = find_terms(_KINDS, text)
+    if not terms:
+        return False
+    lead = _VERDICT_LEAD.match(low)
+    cursor = lead.end() if lead else 0
+    for t in terms:
+        if t.start < cursor or not _LIST_ITEM.fullmatch(low, cursor, t.start):
+            return False
+        cursor = t.end
+    return bool(_VERDICT_TRAIL.fullmatch(low, cursor))
+
+
+def visit_before(s: Sentence, pos: int) -> bool:
+    """A visit of the user's own is told before ``pos`` ("took my son to urgent care" is not)."""
+    return _VISIT.search(s.low, 0, pos) is not None and not (
+        THIRD_PARTY.search(s.low) or RELATIVE.search(s.low) or PRONOUN_SUBJECT.match(s.low)
+    )
+
+
+def _after_visit(s: Sentence, term) -> bool:
+    """ "went to urgent care last night, strep throat": the clause is only the name, after a visit."""
+    start, end = s.clause(term.start)
+    return start > 0 and visit_before(s, start) and verdict_said_bare(s.text[start:end].strip(" ,;:—–-"))
+
+
 def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
     start, end = s.clause(term.start)
     doctor_said = _doctor_said(s, term)
@@ -399,6 +523,8 @@ def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
         or doctor_said
         or high_level(s, term)
         or _said_bare(s, term)
+        or _listed_after_cue(s, term)
+        or _after_visit(s, term)
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))

@@ -21,7 +21,9 @@ _SURGERY_CUE = rx(
     r"\b(?:удалили|удалял[аи]?|удален\w*|вырезали|прооперир\w*|оперировал\w*|операци\w*|шунтирован\w*"
     r"|стентирован\w*|поставили\s+стент\w*|кесарев\w*|эндопротезир\w*|\w+эктоми\w*|surgery|surgeries"
     r"|operation|operated|\bop\b|removed|taken\s+out|out\b|\w+ectomy|c-section|caesarean|cesarean|bypass"
-    r"|stent\w*|replacement|replaced)"
+    r"|stent\w*|replacement|replaced"
+    # "had my knee scoped", "a knee scope in 2015": the surgeons' word for an arthroscopy
+    r"|scoped?\b|артроскоп\w*)"
 )
 _SURGERY_ABSENT = rx(
     r"\bопераци\w*\s+(?:у\s+меня\s+)?(?:никогда\s+)?(?:не\s+было|нет)\b"
@@ -205,9 +207,9 @@ def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         status = FactStatus.ABSENT if negated(s, min(cue.start(), a), b) else FactStatus.PRESENT
         drafts.append(_event(Section.SURGERIES, s, a, b, cue.start(), status, {}, ctx, hint=hint))
-    drafts += _procedures(s, ctx, [(t.start, t.end) for t in find_terms(("surgery",), s.text)] + [
-        d.span for d in drafts
-    ])
+    drafts += _procedures(
+        s, ctx, [(t.start, t.end) for t in find_terms(("surgery",), s.text)] + [d.span for d in drafts]
+    )
     if not drafts:
         m = _SURGERY_ABSENT.search(s.low)
         if m and not third_party_before(s, m.start()):
@@ -216,7 +218,7 @@ def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
 
 
 def _procedures(s: Sentence, ctx: Context, taken: list[tuple[int, int]]) -> list[Draft]:
-    """"I had a tonsillectomy and an ACL reconstruction": procedures by their form, when the user
+    """ "I had a tonsillectomy and an ACL reconstruction": procedures by their form, when the user
     says they had them (or answers the assistant's question about surgeries)."""
     drafts = []
     for m in _PROCEDURE.finditer(s.low):

@@ -19,7 +19,7 @@ from ..dialogue import AnswerShape, answer_shape, last_question
 from ..normalize import find_terms, normalize_name
 from .chinese import about_the_user, zh_dose
 from .dates import find_date, find_since
-from .medication_details import BARE_VALUE, DOSE, _dose_match
+from .medication_details import BARE_VALUE, DOSE, _dose_match, dose_from_to
 from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 _PRONOUN = (
@@ -36,6 +36,7 @@ _STOPPED = rx(
     rf"|\bбольше\s+не\s+(?:пью|принимаю)\s+{_PRONOUN}\b"
     r"|停了|不吃了|停药了|没再吃"
 )
+STOPPED_PRONOUN = _STOPPED  # for the resolver: the stop was said, not only implied by a switch
 _DOSE_CHANGE = rx(
     r"\b(?:switched|changed|moved|put|bumped|upped|increased|raised|lowered|decreased|reduced|cut|dropped|titrated)"
     r"\s+(?:me|it|them|the\s+dose|my\s+dose|the\s+dosage|my\s+dosage)\b"
@@ -96,6 +97,12 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         ]
     change = _DOSE_CHANGE.search(s.low) or _DOSE_ITSELF.search(s.low)
     if change and not hypothetical(s, change.start()):
+        both = dose_from_to(s.low, change.start(), len(s.text))
+        if both is not None and not _NOT_A_DOSE.search(s.low):
+            # "подняли дозу с 50 мкг до 75 мкг": the first value is the old one, the dose is the second
+            now, now_unit, end = both
+            said = {"dose_value": now, **({"dose_unit": now_unit.value} if now_unit is not None else {})}
+            return [_changed(s, change.start(), end, said)]
         for m in DOSE.finditer(s.low, change.end()):
             dose = _dose_match(m, s.low)
             if dose:
@@ -186,21 +193,60 @@ def name_corrections(text: str) -> list[tuple[str, str, str]]:
 _STARTED_QUESTION = rx(
     r"\b(?:have|did|has)\s+(?:you|u)\s+(?:already\s+|actually\s+|managed\s+to\s+|got\s+to\s+)?"
     r"(?:start|started|begin|begun|began)\b(?!\s+(?:to\s+)?(?:feel|notic|get|hav|see))"
+    # "Started taking them yet?", "Started the antibiotics?": the same question, its subject dropped
+    r"|^\W*(?:so\s+|and\s+|ok(?:ay)?[,\s]+)?(?:already\s+)?(?:started|begun)\s+(?:taking|using|on|the|your|them|it)\b"
     r"|\b(?:начал[аи]?|стал[аи]?)\s+(?:ли\s+)?(?:уже\s+)?(?:(?:его|её|ее|их)\s+)?(?:принимать|пить|колоть"
     r"|использовать|капать|мазать)\b|\bприступил[аи]?\s+к\s+(?:при[её]му|лечению|курсу)\b"
+    # "Уже начали приём антибиотика?", "Начали курс?", "Курс уже начали?"
+    r"|\b(?:начал[аи]?|начинали)\s+(?:ли\s+)?(?:уже\s+)?(?:при[её]м|курс|лечение)\b"
+    r"|\b(?:при[её]м|курс|лечение)\s+(?:уже\s+)?(?:начал[аи]?|начат)\b"
     r"|开始(?:吃|服用?|用|打|喷)(?:药|它|这个药)?(?:了)?(?:吗|没|没有)|(?:吃|用)上(?:了)?(?:吗|没)"
     r"|开始(?:服药|用药)(?:了)?(?:吗|没)"
 )
+# A course asked about by its class ("Уже начали приём антибиотика?", "Started the painkillers?"):
+# only the prescribed drugs of that class (by ATC code) started; the question names no drug.
+_COURSE_CLASSES = [
+    (rx(r"антибиот\w*|antibiotic"), ("J01",)),
+    (rx(r"противовирус\w*|antivir"), ("J05",)),
+    (rx(r"обезболива\w*|painkiller|pain\s+(?:med|pill|relie)"), ("N02", "M01")),
+    (rx(r"антидепрессант\w*|antidepressant"), ("N06A",)),
+    (rx(r"статин\w*|statin"), ("C10AA",)),
+    (
+        rx(r"от\s+давлени\w*|(?:blood\s+pressure|bp)\s+(?:med|pill|tablet)"),
+        ("C02", "C03", "C07", "C08", "C09"),
+    ),
+    (rx(r"от\s+кашля|cough\s+(?:syrup|med)|сироп\w*|syrup"), ("R05",)),
+]
+
+
+def asks_started(question: str) -> bool:
+    """The assistant's question asks whether the user has started a prescribed drug."""
+    return bool(_STARTED_QUESTION.search(question.casefold().replace("ё", "е")))
+
+
+def course_class(question: str) -> tuple[str, ...] | None:
+    """The ATC prefixes of the class a started-question asks about, None when it names none."""
+    low = question.casefold().replace("ё", "е")
+    return next((codes for pattern, codes in _COURSE_CLASSES if pattern.search(low)), None)
+
+
 _STARTED_ANSWER = rx(
     r"^\W*(?:(?:yes|yeah|yep|yup|sure|ok|okay)\b[\s,.!—–-]*)?(?:i\s+(?:have\s+|did\s+)?|i've\s+)?(?:just\s+)?"
     r"(?:started|began|begun)\b(?!\s+(?:to\s+)?(?:feel|notic|get|hav))"
     r"|^\W*(?:(?:да|ага|угу|конечно)\b[\s,.!—–-]*)?(?:я\s+)?(?:уже\s+)?(?:начал[аи]?|стал[аи]?|пью|принимаю"
     r"|приступил[аи]?)\b"
+    # "выпила первую таблетку утром", "took my first dose today": the first dose is the start
+    r"|\b(?:выпил[аи]?|принял[аи]?|сделал[аи]?)\s+(?:уже\s+)?(?:перв\w*|одн[уа])\b"
+    r"|\bперв\w*\s+(?:таблетк\w*|капсул\w*|дозу|укол)?\s*(?:уже\s+)?(?:выпил[аи]?|принял[аи]?|сделал[аи]?)\b"
+    r"|\b(?:took|had|taken)\s+(?:my|the)\s+first\b"
+    r"|^\W*(?:(?:да|ага|угу|yes|yeah|yep)\b[\s,.!—–-]*)?(?:с|since|from)\s+(?:сегодня|вчера|утра|today"
+    r"|yesterday|this\s+morning)\w*"
     r"|^(?:嗯|对|是的?)?[，,\s]*(?:我)?(?:已经|早就|前天|昨天|今天|上周|这周)?(?:就)?(?:开始(?:吃|服用?|用|打|喷)"
     r"|吃上|用上|在吃|吃了|服了|用了)"
 )
 _NOT_STARTED = rx(
-    r"\bnot\s+yet\b|\bhaven'?t\b|\bdidn'?t\b|\bnope\b|\bno\b|\bнет\b|\bне\s+(?:начал|стал|успел|пью|принимаю)"
+    r"\bnot\s+yet\b|\bhaven'?t\b|\bdidn'?t\b|\bnope\b|\bno\b|\bнет\b|\bне\s+(?:начал|стал|успел|пью|принимаю"
+    r"|выпил|принял|пил|начинал)|\bначну\b|\bwill\s+start\b"
     r"|\bещ[её]\s+нет\b|\bпока\s+нет\b|还没|没有|没吃|没开始|不吃|未"
 )
 _ENDED = rx(

@@ -19,6 +19,17 @@ BARE_VALUE = rx(
     r"(?:\bto|\bдо|到)\s*(?P<val>\d+(?:[.,]\d+)?)(?!\d|[.,:]\d|\s*(?:%|лет|год|years?|kg|кг|lbs?|pounds|раз"
     r"|times|am|pm|час|hours?|o'clock|days?|дн|weeks?|недел|months?|месяц|岁|公斤|次|点|天))"
 )
+_UNIT_WORD = (
+    r"(?:мг|mg|миллиграмм\w*|мкг|mcg|µg|микрограмм\w*|мл|ml|ед\b\.?|единиц\w*|units?\b|iu\b|ме\b"
+    r"|таблет\w*|tablets?\b|pills?\b|капсул\w*|г\b|g\b)"
+)
+# A change said with both values ("bumped my synthroid up from 88 to 100 mcg", "подняли дозу с 50
+# до 75 мкг"): the value after "to" / "до" is the dose now; the unit said with either one.
+FROM_TO = rx(
+    rf"(?:\bfrom|\bсо?)\s+(?P<old>\d+(?:[.,]\d+)?)\s*(?P<old_unit>{_UNIT_WORD})?\s*(?:(?:up|down|all\s+the\s+way)\s+)?"
+    rf"(?:\bto|\bдо|->|→)\s*(?P<val>\d+(?:[.,]\d+)?)(?![\d.,]*\s*(?:%|лет|год|years?|kg|кг|lbs?|раз|times))"
+    rf"\s*(?P<unit>{_UNIT_WORD})?"
+)
 _UNITS = [
     (("мкг", "mcg", "µg", "микрограмм"), DoseUnit.MCG),
     (("мг", "mg", "миллиграмм"), DoseUnit.MG),
@@ -44,6 +55,15 @@ _WORD_VALUES = {
     "три": 3,
     "three": 3,
 }
+_ON_DEMAND = (
+    r"\bпо\s+(?:необходимости|требованию)\b|\bпри\s+необходимости\b|\bas\s+needed\b|\bwhen\s+needed\b"
+    # "only when i need it", "когда нужно", "если прихватит": used on demand
+    r"|\b(?:only\s+)?(?:when|if|whenever)\s+(?:i\s+)?(?:really\s+)?need(?:ed)?\s+(?:it|them|one|to)(?=\s*(?:$|[,.;!?)]))"
+    r"|\b(?:когда|если)\s+(?:очень\s+)?(?:нужно|надо|прихватит|прижмет|прижмёт)\b|\bпо\s+надобности\b"
+)
+# Said after the drug as a clause of its own ("albuterol, only when i need it"): the clause and
+# list scopes end at "when", so the last drug of the sentence takes it from there.
+_ON_DEMAND_AFTER = rx(_ON_DEMAND)
 _FREQUENCY = [
     (
         rx(
@@ -73,10 +93,7 @@ _FREQUENCY = [
         "once daily",
     ),
     (
-        rx(
-            r"\bпо\s+(?:необходимости|требованию)\b|\bпри\s+необходимости\b|\bas\s+needed\b|\bwhen\s+needed\b"
-            r"|\bprn\b|\bиногда\b|\bsometimes\b|\boccasionally\b"
-        ),
+        rx(_ON_DEMAND + r"|\bprn\b|\bиногда\b|\bsometimes\b|\boccasionally\b"),
         "as needed",
     ),
 ]
@@ -147,6 +164,18 @@ def _dose_match(m: re.Match[str], low: str) -> tuple[float, DoseUnit] | None:
         value if value is not None else (0.5 if raw.startswith("половин") else float(raw.replace(",", ".")))
     )
     return (value, unit) if 0 < value < 100_000 else None
+
+
+def dose_from_to(low: str, start: int, end: int) -> tuple[float, DoseUnit | None, int] | None:
+    """The new value of a "from X to Y" change said in ``low[start:end]``, its unit (else None) and
+    where it ends."""
+    m = FROM_TO.search(low, start, end)
+    if m is None:
+        return None
+    value = float(m.group("val").replace(",", "."))
+    said = m.group("unit") or m.group("old_unit")
+    unit = _unit(said.rstrip(".")) if said else None
+    return (value, unit, m.end()) if 0 < value < 100_000 else None
 
 
 def dose_near(low: str, pos: int, limit: int = 14) -> re.Match[str] | None:
@@ -257,6 +286,12 @@ def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tupl
     bare_after = has_next and bool(_BARE_GAP.fullmatch(s.low, b, next_start))
     shared = _shared(s, a, b, clause_start, max(window_end, clause_end)) if bare_before or bare_after else {}
     shared.pop("_indication_end", None)
+    late = _ON_DEMAND_AFTER.search(s.low, own_end) if next_start >= len(s.text) else None
+    if late and len(s.low[own_end : late.start()].split()) > 2:
+        late = None  # ", пользуюсь когда нужно" is about the drug; a later clause is about something else
+    if late and "frequency" not in said and "frequency" not in shared:
+        said["frequency"] = "as needed"
+        last = max(last, late.end())
     return {**attributes, **shared, **said}, last
 
 
@@ -264,7 +299,9 @@ def _shared(s: Sentence, a: int, b: int, clause_start: int, end: int) -> dict:
     """What the lead or the tail of a bare list ("A и B", "A, B and C") says of all its drugs."""
     from ..normalize import find_terms  # the api's cold start imports this module, not the table
 
-    spans = sorted({(t.start, t.end) for t in find_terms(("drug",), s.text, fuzzy=True)} | {(a, b)})
+    # a drug named by its form ("капли в нос", rules/medications.py) is an item of the list too
+    named = (*find_terms(("drug",), s.text, fuzzy=True), *find_terms(("drug_form",), s.text))
+    spans = sorted({(t.start, t.end) for t in named} | {(a, b)})
     chain = [(a, b)]
     index = spans.index((a, b))
     for step in (-1, 1):  # walk the bare list both ways

@@ -12,23 +12,30 @@ from dataclasses import dataclass
 from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
-from ..normalize import find_terms, normalize_name, word_set
+from ..normalize import Normalized, Term, find_terms, normalize_name, word_set
 from ..validate import NO_THING
 from . import followups
 from .chinese import about_the_user as zh_about_the_user
 from .dates import find_date, find_since
-from .medication_details import BARE_VALUE, details, dose_near
+from .medication_details import BARE_VALUE, details, dose_from_to, dose_near
 from .objects import _FUNCTION_WORDS
 from .text import NOW_LEAD, Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 SECTIONS = frozenset({Section.MEDICATIONS})
 _DRUG = ("drug",)
+# Drugs named by their form and use ("сироп от кашля", "капли в нос", "nasal spray", "eye drops"): a
+# kind of their own in the table, so that such a generic name never overrides the model's hint for
+# a specific product in normalisation; stored under the entry's name, which holds no form word.
+_FORM = ("drug_form",)
 _OTHER_KINDS = ("allergen", "lifestyle", "condition", "symptom")
 
 _STOPPED, _PRESCRIBED, _ACTIVE = FactStatus.STOPPED, FactStatus.PRESCRIBED, FactStatus.ACTIVE
 _CHANGE_RU = r"(?:увеличил|уменьшил|снизил|повысил|поднял|изменил|поменял|скорректировал|удвоил|понизил)\w*"
 _CHANGE_EN = r"(?:increased|raised|upped|lowered|decreased|reduced|changed|adjusted|doubled|halved)"
 _TAKE_RU = r"(?:принимать|пить|колоть|использовать)"
+# Devices a drug comes in that the user keeps at hand ("rescue inhaler", "ингалятор", "EpiPen")
+_DEVICE_EN = r"(?:(?:rescue\s+|emergency\s+)?(?:inhalers?|puffers?|nebulizer)|epi-?pens?|auto-?injector)"
+_DEVICE_RU = r"(?:ингалятор\w*|небулайзер\w*|баллончик\w*|шприц-ручк\w*|автоинъектор\w*)"
 _CHANGED = rx(rf"{_CHANGE_RU}|\b{_CHANGE_EN}\b|\bbumped\b")
 
 
@@ -70,21 +77,31 @@ _CUES = [
         r"\b(?:i\s+am|i'm|im)\s+(?:currently\s+|still\s+|now\s+)?(?:taking|on|using)\b",
         # "Doc started me on X", "the GP put me on X", "посадили на X": the treatment is under way
         r"\b(?:put|started|restarted|kept)\s+me\s+(?:back\s+)?on\b|\bпосадил[аи]?\s+(?:меня\s+)?на\b",
+        # "i do have an inhaler, albuterol", "у меня есть ингалятор с сальбутамолом": a device
+        # the user keeps is a drug in use (as needed, often), even after a "no" to "any medications?"
+        r"\b(?:i\s+(?:do\s+|also\s+|still\s+|always\s+)?(?:have|carry|keep)|i've\s+got|i\s+have\s+got)"
+        rf"\s+(?:an?\s+|my\s+|some\s+)?{_DEVICE_EN}\b(?:\s*(?:with|of|for|:|—|-))?"
+        rf"|\bу\s+меня\s+(?:(?:есть|всегда|ещё|еще|тоже|с\s+собой)\s+){{0,3}}{_DEVICE_RU}"
+        rf"(?:\s+(?:с|со)\b)?|\b(?:ношу|держу)\s+(?:с\s+собой\s+|при\s+себе\s+)?{_DEVICE_RU}(?:\s+(?:с|со)\b)?",
         r"\b(?:have|'ve|i've)\s+been\s+(?:taking|on|using)\b"
         r"|\b(?:started|began|start)\s+(?:taking|on|using)\b"
         # "I started metformin 500 mg", "I've restarted it": the drug itself is the object
         r"|\b(?:i\s+|i've\s+|i\s+have\s+|just\s+)(?:re)?(?:started|began)\b(?!\s+(?:to\s+)?(?:feel|get|have|notice|taking|on|using))",
         # a switch: the old drug is stopped, the new one taken (see _status)
         r"\b(?:переш(?:ел|ла)|перевели|перевела?|заменил\w*|поменял\w*|сменил\w*|replaced"
-        r"|switched)\b(?!\s+(?:мне\s+)?(?:дозу|дозировку|dose|dosage))",
+        r"|switched|swapped)\b(?!\s+(?:мне\s+)?(?:дозу|дозировку|dose|dosage))"
+        # "changed me to X", "moved me over to X": "changed" alone is too common a word ("changed my diet")
+        r"|\b(?:changed|moved)\s+(?:me|it|them)\s+(?:over\s+)?(?:to|onto)\b",
         # a dose change says the drug is being taken; the new dose is the current value
         rf"\b{_CHANGE_RU}\s+(?:мне\s+)?(?:дозу|дозировку)\b|\b(?:дозу"
         rf"|дозировку)\s+(?:[\w-]+\s+){{0,3}}?{_CHANGE_RU}",
         rf"\b{_CHANGE_EN}\s+(?:my\s+|the\s+|his\s+|her\s+)?(?:[\w-]+\s+)?(?:dose|dosage)\b",
         rf"\b(?:dose|dosage)\s+(?:of\s+[\w-]+\s+)?(?:was\s+|has\s+been\s+|got\s+|is\s+)?{_CHANGE_EN}\b",
-        # "they bumped my sertraline up to 100", "upped the Zoloft to 150 mg"
+        # "they bumped my sertraline up to 100", "upped the Zoloft to 150 mg", "bumped my synthroid up
+        # from 88 to 100 mcg"; "поднял мне эутирокс с 50 до 75": the drug is taken, at the new dose
         rf"\b(?:bumped|{_CHANGE_EN})\s+(?:my\s+|the\s+|his\s+|her\s+)?(?:[\w-]+\s+){{1,2}}?(?:up|down|back)?"
-        r"\s*(?=(?:to\s+)?\d)",
+        r"\s*(?=(?:from\s+\d[\d.,]*\s*(?:[^\W\d]+\s+)?)?(?:to\s+)?\d)",
+        rf"\b{_CHANGE_RU}\s+(?:мне\s+)?(?:[\w-]+\s+){{1,2}}?(?=(?:со?\s+\d[\d.,]*\s*(?:[^\W\d]+\s+)?)?до\s+\d)",
     ),
 ]
 # "the GP gave me sumatriptan", "врач дал мне ...": a prescription, when a doctor (or a hospital)
@@ -103,11 +120,34 @@ _DOCTOR = rx(
     r"|pharmacist|hospital|the\s+er|emergency\s+room|a&e|clinic|urgent\s+care|walk-in)\b"
 )
 _THEY = rx(r"\W*(?:and\s+|then\s+|so\s+)?they\b")
-_SWITCH_TO = rx(r"\b(?:на|to|with)\s+$")
+_SWITCH_TO = rx(r"\b(?:на|to|onto|with|for)\s+$")
 _SWITCH = rx(
     r"\b(?:переш(?:ел|ла)|перевели|перевела?|заменил\w*|поменял\w*|сменил\w*|switched|changed"
-    r"|replaced)\b(?!\s+(?:мне\s+)?(?:дозу|дозировку|dose|dosage))"
+    r"|replaced|swapped|moved\s+me)\b(?!\s+(?:мне\s+)?(?:дозу|дозировку|dose|dosage))"
 )
+# Between a switch and the drug it replaces: its direct object ("заменил эналаприл", "replaced my
+# lisinopril") or what it is from ("перешёл с эналаприла", "switched my BP pill from lisinopril").
+_SWITCH_FROM = rx(
+    r"\s*(?:(?:мне|меня|me|my|the|his|her|him)\s+){0,2}|\s*(?:[\w-]+\s+){0,3}?(?:from|off|с|со)\s+"
+)
+# A switch only offered or talked about ("предложил перейти на X", "wants to switch me to X",
+# "mentioned switching to X"): the new drug is at most prescribed, not yet taken.
+_SWITCH_OFFERED = rx(
+    r"\b(?:предлага\w*|предложил\w*|советует|советовал\w*|рекомендует|рекомендовал\w*|хочет|хотят"
+    r"|думает|обсуждали|обсудили|говорил\w*\s+про|suggest\w*|recommend\w*|advis\w*|offer\w*|mention\w*"
+    r"|wants?\s+(?:me\s+)?to|talk(?:ed|ing)\s+about|discuss\w*|consider\w*|might|may|maybe)\b"
+)
+# "но я ещё не начала", "haven't picked it up yet": the new drug waits, prescribed
+_NOT_YET = rx(
+    r"\b(?:ещ[её]|пока)\s+не\s+(?:начал\w*|стал\w*|пил\w*|принимал\w*|купил\w*|выкупил\w*)\b|\bначну\b"
+    r"|\bnot\s+(?:yet\s+)?(?:started|taken|begun)\b|\bhaven'?t\s+(?:started|taken|begun|picked)\b|\bnot\s+yet\b"
+    r"|\bwill\s+start\b|\bstart\s+(?:it\s+|them\s+)?(?:tomorrow|next|on\s+monday)\b"
+)
+# "X вместо Y", "put me on X instead of Y": the drug named after the marker is the replaced one.
+_INSTEAD_OF = rx(r"\b(?:вместо|instead\s+of|in\s+place\s+of)\s+$")
+_INSTEAD = rx(r"\bвместо\b|\binstead\b|\bin\s+place\s+of\b")
+# "put me on X instead", "выписал X вместо него": the replaced drug is left unnamed (the one in focus)
+_INSTEAD_BARE = rx(r"\binstead\b(?!\s+of\b)|\bвместо\s+(?:него|нее|неё|них|этого|старого|прежнего)\b")
 _SECTION_ABSENT = rx(
     r"\b(?:не\s+принимаю|не\s+пью)\s+(?:никаких\s+|постоянно\s+|регулярно\s+)*(?:лекарств|препарат|таблет)"
     r"|\bникаких\s+(?:лекарств|препаратов|таблеток)\b|\bничего\s+(?:постоянно\s+)?не\s+(?:принимаю|пью)\b"
@@ -134,7 +174,7 @@ _NOT_A_DRUG = word_set(
     "it them that this these those some any care time place part medication medications medicine medicines "
     "meds pills pill drugs drug tablets something nothing anything everything water coffee tea juice milk "
     "alcohol beer wine break breath walk shower bath vacation holiday leave diet keto board call notes "
-    "action steps"
+    "action steps from down back"
     " january february march april may june july august september october november december monday tuesday"
     " wednesday thursday friday saturday sunday"
 )
@@ -174,13 +214,23 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         if status is None:
             continue
         name = s.text[a:b]
-        normalized = normalize_name(Section.MEDICATIONS, name)
+        hint, normalized = _normalized(s, a, b)
         if (normalized.key, status) in seen:
             continue
         seen.add((normalized.key, status))
         next_start = drugs[index + 1][0] if index + 1 < len(drugs) else len(s.text)
         attributes, last = details(s, a, b, next_start, drugs[index - 1][1] if index else 0)
         changed = cue is not None and bool(_CHANGED.search(s.low, cue.start, cue.end))
+        new_dose = dose_from_to(s.low, b, s.clause(a)[1]) if status is _ACTIVE and changed else None
+        if new_dose is not None:
+            # "from 88 to 100 mcg": the value said first is the old dose, the one after "to" is now
+            value, unit, end = new_dose
+            if unit is not None:
+                attributes["dose_unit"] = unit.value
+            elif attributes.get("dose_value") != value:
+                attributes.pop("dose_unit", None)  # the unit found went with the old value
+            attributes["dose_value"] = value
+            last = max(last, end)
         if status is _ACTIVE and changed and "dose_value" not in attributes:
             # "подняли дозу сертралина до 100": the new value, its unit unsaid
             bare = BARE_VALUE.search(s.low, b, s.clause(a)[1])
@@ -196,13 +246,14 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                 Section.MEDICATIONS,
                 s.evidence(start, max(b, last)),
                 name=name,
-                hint=normalized.name_normalized,
+                hint=hint,
                 status=status,
                 attributes=attributes,
                 valid_from=find_since(clause_low, ctx.today) if status is not _STOPPED else None,
                 valid_to=find_date(clause_low, ctx.today) if status is _STOPPED else None,
             )
         )
+    drafts = _switched_from(s, ctx, cues, drafts)
     if not drafts and not drugs:
         drafts = taken_as_told(s, ctx)
     if not drafts:
@@ -213,6 +264,55 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             drafts.append(
                 Draft(Section.MEDICATIONS, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)
             )
+    return drafts
+
+
+def _switch_target(s: Sentence, cue: _Cue | None, a: int) -> bool:
+    """The drug at ``a`` is what the user was switched to ("поменял на X", "switched me to X",
+    "put me on X instead")."""
+    clause_start, clause_end = s.clause(a)
+    if _SWITCH.search(s.low, clause_start, a) and _SWITCH_TO.search(s.low[max(clause_start, a - 7) : a]):
+        return True
+    return bool(cue and cue.status is not _STOPPED and _INSTEAD_BARE.search(s.low, a, clause_end))
+
+
+def switched_to(text: str) -> list[Term]:
+    """The drugs ``text`` says the user was switched to ("кардиолог поменял на лозартан")."""
+    low = text.casefold().replace("ё", "е")
+    terms = find_terms(_DRUG, text)
+    return [
+        t
+        for i, t in enumerate(terms)
+        if (
+            _SWITCH_TO.search(low[max(0, t.start - 7) : t.start])
+            and _SWITCH.search(low, max(0, t.start - 60), t.start)
+        )
+        or _INSTEAD_BARE.search(low, t.end, terms[i + 1].start if i + 1 < len(terms) else len(low))
+    ]
+
+
+def _switched_from(s: Sentence, ctx: Context, cues: list[_Cue], drafts: list[Draft]) -> list[Draft]:
+    """A switch that names only the new drug ("How's the sertraline?" / "doc switched me to
+    lexapro"): the drug it replaces is the one in focus, stopped. The resolver (write/focus.py)
+    takes only a drug of the same use as the new one (by ATC group), never the new one itself."""
+    if any(d.status is _STOPPED for d in drafts) or any(c.status is _STOPPED for c in cues):
+        return drafts  # the old drug is named, or a stop is said ("бросила его")
+    if _NOT_YET.search(s.low):
+        return drafts  # "поменял на X, но я ещё не начала": the old drug is still taken
+    for index, draft in enumerate(drafts):
+        a = draft.span[0] + s.text[draft.span[0] : draft.span[1]].find(draft.name or "")
+        if draft.status not in (_ACTIVE, _PRESCRIBED) or not draft.name or a < draft.span[0]:
+            continue
+        if not _switch_target(s, _cue_for(s, cues, a), a) or followups.stopped_before(s, ctx, a):
+            continue
+        stop = Draft(
+            Section.MEDICATIONS,
+            draft.span,
+            status=_STOPPED,
+            valid_to=find_date(s.low[slice(*s.clause(a))], ctx.today),
+            refers_to_focus=True,
+        )
+        return [*drafts[:index], stop, *drafts[index:]]
     return drafts
 
 
@@ -301,6 +401,13 @@ def _drugs(s: Sentence, cues: list[_Cue]) -> list[tuple[int, int]]:
             and after.entry.key.startswith(t.entry.key + "_")
         )
     ]
+    forms = find_terms(_FORM, s.text)
+    spans += [
+        (f.start, f.end)
+        for f in forms
+        if not any(t.start < f.end and f.start < t.end for t in terms)
+        and not _form_of_a_neighbour(s, f, terms)
+    ]
     for cue in cues:
         rest = s.low[cue.end :]
         skip = _SKIP_BEFORE_NAME.match(rest)
@@ -312,6 +419,31 @@ def _drugs(s: Sentence, cues: list[_Cue]) -> list[tuple[int, int]]:
         if _looks_like_drug(s, word, a, b):
             spans.append((a, b))
     return sorted(set(spans))
+
+
+_FORM_GAP = re.compile(r"[\s()«»\"'-]*")
+
+
+def _form_of_a_neighbour(s: Sentence, form: Term, terms: tuple[Term, ...]) -> bool:
+    """A drug named by its form ("сироп от кашля", "nasal spray") said right next to a drug's own
+    name ("Flonase nasal spray", "Отривин (капли в нос)") is that drug's form, not a second drug."""
+    return any(
+        _FORM_GAP.fullmatch(s.text, t.end, form.start) or _FORM_GAP.fullmatch(s.text, form.end, t.start)
+        for t in terms
+    )
+
+
+def _normalized(s: Sentence, a: int, b: int) -> tuple[str, Normalized]:
+    """The hint and normalised name of the drug at [a, b); a form-named one takes its entry's name
+    in the script of what was said ("капли в нос" -> "средство для носа") and the entry's ATC group."""
+    name = s.text[a:b]
+    form = next((f.entry for f in find_terms(_FORM, s.text) if (f.start, f.end) == (a, b)), None)
+    if form is None:
+        normalized = normalize_name(Section.MEDICATIONS, name)
+        return normalized.name_normalized, normalized
+    hint = form.name("ru" if re.search(r"[а-яё]", name.lower()) else "en")
+    normalized = normalize_name(Section.MEDICATIONS, name, hint)
+    return hint, Normalized(normalized.name_normalized, normalized.key, normalized.code or form.code)
 
 
 def _looks_like_drug(s: Sentence, word: str, a: int, b: int) -> bool:
@@ -350,10 +482,26 @@ def _status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
         return None  # "amoxicillin gave me a rash", "a friend gave me some": no prescription
     if cue.status is _STOPPED and EXCEPT.search(s.low, cue.end, a):
         return _ACTIVE  # "I don't take anything except vitamin D": the exception is taken
-    clause_start = s.clause(a)[0]
-    if _SWITCH.search(s.low[clause_start:a]):
-        # "перешёл с эналаприла на лозартан", "врач заменил X на Y": the old drug ends.
-        if not _SWITCH_TO.search(s.low[max(clause_start, a - 6) : a]):
-            return _STOPPED
-        return _PRESCRIBED if _DOCTOR.search(s.low[clause_start:a]) else _ACTIVE
+    clause_start, clause_end = s.clause(a)
+    if _INSTEAD_OF.search(s.low[max(clause_start, a - 14) : a]):
+        # "назначил лозартан вместо эналаприла": the one a doctor replaced ends; "I take paracetamol
+        # instead of ibuprofen" need not mean ibuprofen was ever taken
+        return _STOPPED if cue.status is _PRESCRIBED or _DOCTOR.search(s.low) else None
+    switch = _SWITCH.search(s.low, clause_start, a)
+    if switch and not _SWITCH_TO.search(s.low[max(clause_start, a - 7) : a]):
+        # "перешёл с эналаприла на лозартан", "врач заменил X на Y": the old drug ends; only the
+        # switch's own object ("I changed my diet and take metformin" switched no drug)
+        return _STOPPED if _SWITCH_FROM.fullmatch(s.low, switch.end(), a) else cue.status
+    if switch:
+        # A doctor's switch is the treatment now, as "started me on" is: the new drug is taken
+        # (a clinician charts it active and the old one stopped). Only an offered switch waits.
+        offered = _SWITCH_OFFERED.search(s.low, clause_start, switch.start())
+        return _PRESCRIBED if offered or _NOT_YET.search(s.low) else _ACTIVE
+    if (
+        cue.status is _PRESCRIBED
+        and not cue.advice
+        and _INSTEAD.search(s.low, cue.end, clause_end)
+        and not _NOT_YET.search(s.low)
+    ):
+        return _ACTIVE  # "выписал лозартан вместо эналаприла": the replacement is the current drug
     return cue.status

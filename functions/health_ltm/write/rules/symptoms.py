@@ -28,11 +28,27 @@ _PAIN = rx(
 _SELF_WORDING = rx(
     r"\b(?:болит|болят|болела|болело|балит|балят|крутит|скручивает|колет|режет|тошнит|подташнивает|знобит"
     r"|кружится|кашляю|чихаю|температурю|задыхаюсь"
-    r"|беспокоит|беспокоят|мучает|мучают|появил\w*|началась?|начался|началось)\b"
+    r"|беспокоит|беспокоят|мучает|мучают|появил\w*|началась?|начался|началось"
+    # "кашель сухой замучил", "the cough is driving me nuts": suffering said of the symptom itself
+    r"|замучил\w*|измучил\w*|достал[аио]?|одолел[аио]?|задолбал\w*|driving\s+me\s+(?:crazy|nuts|mad)"
+    r"|keeps?\s+me\s+up|won'?t\s+(?:go\s+away|quit|let\s+up))\b"
     # a pseudo-negation with no subject is the speaker's: "can't stop sneezing", "не могу перестать чихать"
     r"|\b(?:can'?t|cannot|can\s+not)\s+stop\b|\bне\s+могу\s+(?:перестать|остановиться)\b|\bне\s+перестаю\b"
 )
 _INDICATION_BEFORE = rx(r"\b(?:от|для|при|против|for|against)\s+(?:my\s+|the\s+|этой\s+|сильной\s+)?$")
+# "still tired all the time", "постоянно слабость": the clause opens with the symptom after an
+# adverb of how long or how much, no subject of its own: the speaker's ("I'm" left unsaid).
+_UNSAID_I = rx(
+    r"\W*(?:(?:still|always|constantly|so|really|very|super|kinda|kind\s+of|pretty|feeling|feel|getting|again"
+    r"|всё\s+ещё|все\s+еще|до\s+сих\s+пор|постоянно|опять|снова|всё\s+время|все\s+время|вечно)\s+)+"
+)
+# What kind of cough ("кашель с мокротой", "сухой кашель", "a dry hacking cough"): charted with it.
+_KIND_BEFORE = rx(r"(?:(?:сухой|влажный|мокрый|лающий|dry|wet|hacking|chesty|productive|barking)\s+)+$")
+_KIND_AFTER = rx(
+    r"(?:\s*,?\s*(?:(?:у\s+меня\s+)?(?:с\s+мокротой|сухой|влажный|мокрый|лающий)|with\s+(?:phlegm|mucus|sputum)"
+    r"|(?:dry|wet|productive)(?=\s*(?:$|[,.;!?]))))+"
+)
+_HAS_KINDS = frozenset({"cough"})
 _RESOLVED = rx(
     r"\bпрош(?:ла|ел|ло|ли)\b|\bбольше\s+не\b|\bуже\s+не\b|\bспала\b|\bнормализовал\w*|\bgone\b"
     r"|\bwent\s+away\b|\bresolved\b|\bno\s+longer\b|\bstopped\b|\bnot\s+anymore\b|\bany\s?more\b|\bused\s+to\b"
@@ -99,13 +115,26 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         onset = find_onset_days(clause)
         said_as_verb = (a, b) in verbs  # "не могу перестать кашлять": the verb's person is the user
         answering = Section.SYMPTOMS in ctx.asked  # "What brings you in?" / "knee pain"
-        said_by_user = personal(s, a) or _SELF_WORDING.search(clause) or said_as_verb or answering
+        said_by_user = (
+            personal(s, a)
+            or _SELF_WORDING.search(clause)
+            or said_as_verb
+            or answering
+            or bool(_UNSAID_I.fullmatch(s.low, start, a))
+        )
         # "понос прошёл", "the diarrhea stopped": an impersonal end of a symptom is the speaker's
         said_by_user = said_by_user or bool(_RESOLVED.search(clause))
         if not (said_by_user or onset is not None):
             continue
         name = s.text[a:b]
         normalized = normalize_name(Section.SYMPTOMS, verbs.get((a, b), name))
+        if normalized.key in _HAS_KINDS:
+            kind_before = _KIND_BEFORE.search(s.low, start, a)
+            kind_after = _KIND_AFTER.match(s.low, b, end)
+            if kind_before or kind_after:  # the table's name stays the hint: still the same key
+                a, b = kind_before.start() if kind_before else a, kind_after.end() if kind_after else b
+                name = s.text[a:b].strip(" ,")
+                normalized = normalize_name(Section.SYMPTOMS, name, normalized.name_normalized)
         if normalized.key in seen or (Section.ALLERGIES in ctx.asked and normalized.key in _REACTION_KEYS):
             continue  # the reaction of an allergy the user is describing, not a symptom now
         seen.add(normalized.key)
