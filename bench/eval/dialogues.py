@@ -486,18 +486,11 @@ def run(config, *, limit: int | None = None, extractor=None) -> dict[str, Any]:
             "dialogues_fully_right": head["fully_right"],
             "dev_recall_shown": splits["dev"].row()["recall_shown"] if "dev" in splits else None,
             "heldout_recall_shown": splits["heldout"].row()["recall_shown"] if "heldout" in splits else None,
-            "blind_held_recall_shown": (
-                splits["blind_held"].row()["recall_shown"] if "blind_held" in splits else None
-            ),
-            "blind_held_precision_shown": (
-                splits["blind_held"].row()["precision_shown"] if "blind_held" in splits else None
-            ),
-            "blind2_held_recall_shown": (
-                splits["blind2_held"].row()["recall_shown"] if "blind2_held" in splits else None
-            ),
-            "blind2_held_precision_shown": (
-                splits["blind2_held"].row()["precision_shown"] if "blind2_held" in splits else None
-            ),
+            **{
+                f"{split}_{figure}": splits[split].row()[figure] if split in splits else None
+                for split in ("blind_held", "blind2_held", "blind3_held")
+                for figure in ("recall_shown", "precision_shown")
+            },
             "fragments_rejected": rejected,
             "model_errors": errors,
         }
