@@ -364,8 +364,8 @@ class QueryClassifier:
         people = self._people.match(query)
         whose = self._someone_else(people, chosen)
         general = whose is None and self._general(people, chosen)
-        if general:  # about health, not about the user
-            wanted, light = set(), set()
+        if general:  # about health, not about the user: none of their facts, no past conversations
+            wanted, light, needs_episodes = set(), set(), False
             methods.append("general")
         elif whose is not None:  # someone else's care: none of the user's own facts (but a relative's)
             wanted, light = whose, set()
