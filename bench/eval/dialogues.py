@@ -39,7 +39,7 @@ DATA_FILE = "dialogues.jsonl"
 # Written blind (by someone who saw no code, rule or dialogue here), measured before any change
 # made for them; each "..._tune" half was then tuned on, each "..._held" half never
 # (bench/eval/data/README.md).
-BLIND_FILES = ("dialogues_blind.jsonl", "dialogues_blind2.jsonl", "dialogues_blind3.jsonl", "dialogues_blind4.jsonl")
+BLIND_FILES = tuple(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4))
 USER = "eval-user"
 SHOWN_STAGES = ("active", "stable")
 POSITIVE_STATUSES = ("present", "active", "prescribed", "stopped", "resolved")

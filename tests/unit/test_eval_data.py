@@ -228,16 +228,17 @@ def test_the_second_blind_dialogues_are_their_own_set_in_three_languages_and_two
         assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
 
 
-def test_the_third_blind_dialogues_are_their_own_set_in_three_languages_and_two_splits():
-    rows = load_jsonl("dialogues_blind3.jsonl")
+@pytest.mark.parametrize("number", [3, 4])
+def test_the_later_blind_dialogues_are_their_own_sets_in_three_languages_and_two_splits(number):
+    rows = load_jsonl(f"dialogues_blind{number}.jsonl")
     assert len(rows) == 48 and len({r["id"] for r in rows}) == 48
     assert Counter(r["lang"] for r in rows) == {"ru": 16, "en": 16, "zh": 16}
-    assert Counter(r["split"] for r in rows) == {"blind3_tune": 24, "blind3_held": 24}
+    assert Counter(r["split"] for r in rows) == {f"blind{number}_tune": 24, f"blind{number}_held": 24}
     for row in rows:
         assert {e["section"] for e in row["expected"]} <= {s.value for s in Section}, row["id"]
         assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
         assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
-    earlier_files = ("dialogues.jsonl", "dialogues_blind.jsonl", "dialogues_blind2.jsonl")
+    earlier_files = ["dialogues.jsonl", *(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4) if n != number)]
     earlier = [d for name in earlier_files for d in load_jsonl(name)]
 
     def said(dialogues):

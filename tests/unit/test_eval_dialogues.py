@@ -91,7 +91,7 @@ def test_the_level_runs_on_a_subset_and_reports_its_keys(offline):
         assert key in summary, key
     assert summary["recall_stored"] is None or summary["recall_shown"] <= summary["recall_stored"]
     assert set(result["wrong_attributions"]) == set(dialogues.WRONG_ATTRIBUTIONS)
-    blind = {"blind_tune", "blind_held", "blind2_tune", "blind2_held", "blind3_tune", "blind3_held"}
+    blind = {f"blind{n}_{half}" for n in ("", 2, 3, 4) for half in ("tune", "held")}
     assert set(result["per_split"]) <= {"dev", "heldout"} | blind
     assert result["per_language"] and result["per_tag"]
 

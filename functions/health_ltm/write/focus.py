@@ -76,6 +76,16 @@ def resolve(
             referents = same or [r for r in every if _replaced_by(r, targets)]
             if not referents and not STOPPED_PRONOUN.search(fold_in_place(assertion.evidence)):
                 continue  # only implied by the switch, and nothing it could have replaced: no stop
+        form = _form(assertion)
+        if form is not None:
+            # "stopped the inhaler", "мазать перестала": only a drug of that form, of any level
+            current = _candidates(assertion, [], [], memory, None, every=True)
+            referents = [r for r in referents if _of_form(r, form)] or [
+                r for r in current if _of_form(r, form)
+            ]
+        elif len(referents) > 1 and _taken_now(assertion):
+            # "пью его уже неделю", "been taking it": of several, the one prescribed and not yet taken
+            referents = [r for r in referents if r.status is FactStatus.PRESCRIBED] or referents
         old = _old_value(assertion.evidence)
         if old is not None:
             # "850 not 500": only the drug whose dose was 500, stored or said a moment ago
@@ -242,6 +252,46 @@ def _atc(referent: _Referent) -> str | None:
     if isinstance(code, str) and code:
         return code
     return normalize_name(Section.MEDICATIONS, referent.name, referent.hint).code
+
+
+# A drug referred to by its form ("the inhaler", "мазь", "перестала мазать"): the ATC groups and
+# the route (as stored from what was said) that fit it. A drug of unknown code and route may be it.
+_FORMS = (
+    (
+        re.compile(r"\binhaler|\bpuffer|\bnebuli[sz]er|ингалятор|небулайзер|\bpuffs?\b|пшика"),
+        ("R03",),
+        "inhalation",
+    ),
+    (re.compile(r"\bcream|\bointment|\bgel\b|\bмаз[ьаи]|\bмазью|\bмазать|\bкрем|\bгель"), ("D",), "topical"),
+    (re.compile(r"\bpatch|пластыр|\bклеить"), ("N07BA", "N02AB", "C01DA", "G03"), None),
+    (re.compile(r"\bantibiotic|антибиотик"), ("J01",), None),
+)
+
+
+def _form(assertion: Assertion) -> tuple[tuple[str, ...], str | None] | None:
+    if assertion.section is not Section.MEDICATIONS:
+        return None
+    evidence = fold_in_place(assertion.evidence)
+    return next(((codes, route) for pattern, codes, route in _FORMS if pattern.search(evidence)), None)
+
+
+def _of_form(referent: _Referent, form: tuple[tuple[str, ...], str | None]) -> bool:
+    codes, route = form
+    said = referent.attributes.get("route")
+    code = _atc(referent)
+    if said is None and code is None:
+        return True
+    return (route is not None and said == route) or (code is not None and code.startswith(codes))
+
+
+def _taken_now(assertion: Assertion) -> bool:
+    """Taken, nothing changed ("пью его уже неделю", "been taking it"): no dose, no switch."""
+    return (
+        assertion.section is Section.MEDICATIONS
+        and assertion.status is FactStatus.ACTIVE
+        and not assertion.attributes
+        and assertion.evidence_kind is not EvidenceKind.ANSWER_TO_QUESTION
+    )
 
 
 def _old_value(evidence: str) -> float | None:

@@ -58,9 +58,11 @@ _EXCEPT = rx(
     r"|помимо|разве\s+что)\b(?:\s+(?:как|for|to|на|of))*\s+"
 )
 # "аллергия на X", "allergic to X": the object list follows.
+# "аллергия только на пенициллин", "allergic only to penicillin": a word of how many before the object
+_ONLY = r"(?:(?:только|лишь|разве\s+что|ещё|еще|тоже|также|only|just|also)\s+)?"
 _TRIGGER = rx(
-    r"\bаллерги\w*\s+(?:реакци\w*\s+)?(?:у\s+меня\s+)?(?:на|к)\s+|\bаллергик\w*\s+на\s+"
-    r"|\b(?:allergic|allergy|allergies)\s+(?:reactions?\s+)?to\s+"
+    rf"\bаллерги\w*\s+(?:реакци\w*\s+)?(?:у\s+меня\s+)?{_ONLY}(?:на|к)\s+|\bаллергик\w*\s+{_ONLY}на\s+"
+    rf"|\b(?:allergic|allergy|allergies)\s+(?:reactions?\s+)?{_ONLY}to\s+"
 )
 # Intolerance counts only for what the table knows ("не переношу жару" is no allergy).
 _WEAK_TRIGGER = rx(

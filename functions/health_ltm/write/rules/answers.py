@@ -452,7 +452,11 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         # "Is anyone in the household a smoker?", "Has he had a fever?": not the user; family
         # history keeps its own reading.
         question.subjects = [s for s in question.subjects if s.section is Section.FAMILY_HISTORY]
-    if _ASKS_INDICATION.search(low) and not _SOMEONE_TAKES.search(low) and not question.subjects[1:]:
+    names_one_drug = [s.section for s in question.subjects] == [Section.MEDICATIONS] or (
+        not question.subjects and len(find_terms(("drug",), low)) == 1
+    )
+    asks_indication = _ASKS_INDICATION.search(low) or (names_one_drug and _ASKS_INDICATION_OF.search(low))
+    if asks_indication and not _SOMEONE_TAKES.search(low) and not question.subjects[1:]:
         # "What's that for?" / "type 2 diabetes": the condition the drug treats is the user's; a no
         # or "don't know" says nothing about the section.
         question.subjects = [s for s in question.subjects if s.slot != _IN_FOCUS]  # not "do you take it?"
@@ -474,6 +478,12 @@ _ASKS_INDICATION = rx(
     # a bare "По какому поводу?" after the drugs: what they are taken for
     r"|^\W*(?:а\s+)?(?:это\s+)?по\s+какому\s+поводу(?:\s+это)?\W*$"
     r"|治什么|治疗什么|(?:为|因为)什么(?:病)?(?:吃|用|开)的|(?:吃|用)(?:它|这个药|这药)?(?:是)?为了什么|用来治|什么用的"
+)
+# ... of a drug the question names: "По какому поводу эутирокс?", "What do you take the metformin for?"
+_ASKS_INDICATION_OF = rx(
+    r"\bпо\s+какому\s+поводу\b|\b(?:для|от)\s+чего\s+(?:вам|вы)\b"
+    r"|\bwhat\s+(?:do|did|are|were)\s+you\s+(?:take|taking|use|using|on)\s+(?:the\s+|your\s+)?[\w-]+\s+for\b"
+    r"|\bwhat\s+(?:is|'s|was)\s+(?:the\s+|your\s+)?[\w-]+\s+for\b"
 )
 _SOMEONE_TAKES = rx(r"\b(?:она|he|she|his|her|him)\b|\b(?:принимает|пьет|пьёт)\b|他|她")
 
@@ -1178,6 +1188,8 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             continue  # "My mother has high blood pressure": not the user's own
         if section is Section.SYMPTOMS and _asked_back(text, a):
             continue  # "How are you feeling?" / "should I worry if I get a fever?": no fever yet
+        if section is Section.SYMPTOMS and _about_an_allergy(text, a):
+            continue  # "allergic to penicillin, as a child it gave me a rash": the reaction, no symptom now
         if term is not None and section is Section.CHRONIC_CONDITIONS and not term.entry.extra.get("chronic"):
             target = Section.REPORTED_DIAGNOSES
         if section is Section.ALLERGIES and _REACTION_WORDS.search(low[a:b]):
@@ -1254,6 +1266,15 @@ def _sentence_at(text: str, pos: int) -> tuple[Sentence, int] | None:
         if start <= pos < offset:
             return sentence, pos - start
     return None
+
+
+_ALLERGY_WORD = rx(r"аллерг|allerg")
+
+
+def _about_an_allergy(text: str, pos: int) -> bool:
+    """The words at ``pos`` of an answer are in a sentence about an allergy (its reaction)."""
+    found = _sentence_at(text, pos)
+    return found is not None and bool(_ALLERGY_WORD.search(found[0].low))
 
 
 def _asked_back(text: str, pos: int) -> bool:
@@ -1386,9 +1407,34 @@ def _habit_draft(slot: str, answer: str, status: FactStatus, value: str) -> Draf
     return _draft(Section.LIFESTYLE, answer, name=slot, hint=slot, status=status, attributes={"value": value})
 
 
+# A two-habit answer ("以前抽 戒了两年了 酒偶尔喝点", "курил, бросил. выпиваю по праздникам"): each
+# habit's status is read from its own part, from its first mention to the other habit's.
+_HABIT_WORDS = {
+    "smoking": rx(r"抽|烟|\bкур|сигар|\bsmok|\bcig|\bvap"),
+    "alcohol": rx(r"酒|喝|\bпь[юёе]|\bпить|выпива|алкогол|\bпив|\bвин[оа]|\bdrink|\bbeers?\b|\bwine|alcohol"),
+}
+_CLAUSE = re.compile(r"[^,，.。;；!?！？]+")
+_CJK_SPACE = re.compile(rf"(?<={CJK.pattern})\s+(?={CJK.pattern})")
+
+
+def _own_part(slot: str, low: str) -> str:
+    own = _HABIT_WORDS.get(slot)
+    if own is None:
+        return low
+    others = [words for name, words in _HABIT_WORDS.items() if name != slot]
+    clauses = [part for c in _CLAUSE.finditer(low) for part in _CJK_SPACE.split(c.group())]
+    start = next((i for i, clause in enumerate(clauses) if own.search(clause)), None)
+    if start is None:
+        return low
+    other = (i for i in range(start + 1, len(clauses)) if not own.search(clauses[i]))
+    end = next((i for i in other if any(words.search(clauses[i]) for words in others)), len(clauses))
+    return " ".join(clauses[start:end])
+
+
 def _habit(slot: str, answer: str, past: bool = False) -> list[Draft]:
     low = fold_in_place(answer)
-    if _QUIT.search(low) or (past and not (_STILL.search(low) or _NOW.search(low))):
+    own = _own_part(slot, low)
+    if _QUIT.search(own) or (past and not (_STILL.search(own) or _NOW.search(own))):
         return [_habit_draft(slot, answer, FactStatus.STOPPED, "former")]
     if slot == "smoking":
         how = _SMOKE_HOW.search(low)

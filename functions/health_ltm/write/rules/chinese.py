@@ -1,10 +1,11 @@
 """Chinese: the main sections read from CJK sentences (medications, allergies, conditions,
-symptoms, family history, surgeries, demographics, lifestyle).
+symptoms, family history, surgeries, demographics, lifestyle, vaccinations).
 
 Chinese has no spaces and no inflection, so every cue is a substring: negation is the character
 right before the verb or the term ("没有高血压", "不咳嗽"), a question ends in 吗 or ？, and the
 subject of a clause carries over the following clauses until another person is named ("我妈妈
-有糖尿病，在吃二甲双胍" is the mother's drug). Table names (``find_terms``) match CJK aliases by
+有糖尿病，在吃二甲双胍" is the mother's drug); chat Chinese that writes a space for a comma is read
+with its spaces as clause breaks (``spaced``). Table names (``find_terms``) match CJK aliases by
 substring; the hint is the table's own name, so the key never depends on the words around it.
 Only sentences with CJK characters are read here; the Russian/English rules handle the rest.
 """
@@ -33,6 +34,7 @@ SECTIONS = frozenset(
         Section.SURGERIES,
         Section.DEMOGRAPHICS,
         Section.LIFESTYLE,
+        Section.VACCINATIONS,
     }
 )
 
@@ -44,6 +46,7 @@ _DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4,
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if not CJK.search(s.text):
         return []
+    s = spaced(s)
     return [
         *_allergies(s),
         *_medications(s, ctx),
@@ -52,7 +55,24 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         *_surgeries(s, ctx),
         *_demographics(s, ctx),
         *_lifestyle(s, ctx),
+        *_vaccinations(s, ctx),
     ]
+
+
+# Chat Chinese often writes a space where a comma would be ("开了泮托拉唑 早晚各一次 我在吃"): a space
+# after a Chinese character (or an emoji) and before one is a clause break, as "，" is; a space
+# beside a Latin letter or a digit ("氨氯地平 5mg", "血压150 医生说") is not. So is a question or
+# exclamation mark inside the sentence (intake's NFKC makes "？" a "?" that no space follows).
+# (Not after a negation: "没有 高血压" is still "no hypertension".)
+_SPACE_BREAK = re.compile(r"(?<=[^\x00-\x7f])(?<![没不无未别])(?<!没有)(?:\s+|[?!]+\s*)(?=[\u4e00-\u9fff])")
+
+
+def spaced(s: Sentence) -> Sentence:
+    """The sentence with its spaces between Chinese words as clause breaks (same text and spans)."""
+    extra = {b for m in _SPACE_BREAK.finditer(s.text) for b in m.span()}
+    if not extra - set(s.breaks):
+        return s
+    return Sentence(s.text, s.low, tuple(sorted({*s.breaks, *extra})))
 
 
 # --- shared helpers -----------------------------------------------------------------------------
@@ -191,6 +211,7 @@ def relative_named(s: Sentence) -> Relative | None:
 def about_the_user(s: Sentence, pos: int) -> bool:
     """Whether the words at ``pos`` of a Chinese sentence state a fact about the user (not a
     relative, not someone else, not a question or a condition): for rules that name no entity."""
+    s = spaced(s)
     return _is_self(s, pos) and not _hypothetical(s, pos)
 
 
@@ -203,8 +224,8 @@ def _is_self(s: Sentence, pos: int) -> bool:
 _HYPOTHETICAL = re.compile(
     r"能不能|能否|可不可以|可以吗|会不会|是不是|要不要|该不该|需不需要|有没有|是否|打算|准备|计划|想要|想(?!吐)"
     r"|希望|担心|害怕|怀疑|可能|也许|或许|应该|怎么办|怎么样|为什么|哪些|哪种|咨询|请问"
-    # question words, but not "什么都不过敏" / "没有什么慢性病" (any, none)
-    r"|什么(?![都也药病过基慢东])|(?<!不)怎么(?![也都])|如何|多少"
+    # question words, but not "什么都不过敏" / "没有什么慢性病" / "啥药都不吃" (any, none)
+    r"|(?<!没)(?<!没有)(?<!不)什么(?![都也药病过基慢东])|(?<!没)(?<!没有)啥(?!(?:药|病|东西)?[都也])|(?<!不)怎么(?![也都])|如何|多少"
 )
 _CONDITIONAL = re.compile(r"如果|要是|万一|假如|假设|倘若|的话")
 _QUESTION_END = re.compile(r"[吗呢嘛][\s？?。!！]*$")
@@ -213,7 +234,7 @@ _QUESTION_END = re.compile(r"[吗呢嘛][\s？?。!！]*$")
 def _hypothetical(s: Sentence, pos: int) -> bool:
     start, end = s.clause(pos)
     clause = s.low[start:end]
-    if _HYPOTHETICAL.search(clause) or _QUESTION_END.search(clause):
+    if _HYPOTHETICAL.search(clause) or _QUESTION_END.search(clause) or s.text[end : end + 1] in ("?", "？"):
         return True
     cond = _CONDITIONAL.search(s.low)
     if cond and cond.start() < end:
@@ -230,6 +251,9 @@ _PSEUDO_NEG = re.compile(
 )
 
 
+_CONTRAST = re.compile(r"但是?|可是|不过|却|就是|只是|而是|倒是")
+
+
 def _masked(text: str) -> str:
     return _PSEUDO_NEG.sub(lambda m: "_" * len(m.group(0)), text)
 
@@ -238,6 +262,9 @@ def _negated(s: Sentence, start: int, window: int = 4) -> bool:
     """A negation in the ``window`` characters before ``start``, in the same clause."""
     c_start = s.clause(start)[0]
     before = _masked(s.low[c_start : start + 2])[: start - c_start]
+    turns = [m.end() for m in _CONTRAST.finditer(before)]
+    if turns:  # "我爸不胖但有高血压": the negation is of what came before the "but"
+        before = before[turns[-1] :]
     return bool(_NEG.search(before[-window:]))
 
 
@@ -473,7 +500,10 @@ _MED_CUES: list[tuple[re.Pattern[str], FactStatus | None]] = [
         re.compile(
             rf"停(?:了|掉了?|用了?|服了?|药了?)|停药|不(?:再)?{_TAKE}了|已经不{_TAKE}|没(?:有)?再{_TAKE}"
             rf"|不再{_TAKE}|(?:以前|之前|曾经|过去)(?:一直|也)?{_TAKE}(?:过)?|{_TAKE}过|断(?:了|掉)|吃完了|用完了"
-            rf"|不吃|没(?:有)?(?:在)?吃|不服用|没(?:有)?服用"
+            rf"|不吃|没(?:有)?(?:在)?吃|不服用|没(?:有)?服用|不(?:用|需要|必)再{_TAKE}"
+            # "吃了四天就停了", "用了一周后不用了", "疗程结束了", "一个疗程吃完了": taken, then over
+            rf"|{_TAKE}了[^，。,\s]{{0,6}}?(?:就|才|后|以后|之后|便)?(?:停|不{_TAKE})(?:了|掉了?)"
+            r"|疗程(?:已经|都|也)?(?:结束|完成|做完|吃完|用完|满)了|(?:一个|整个)?疗程(?:已经)?(?:吃|用|打)完了"
         ),
         _STOPPED,
     ),
@@ -489,7 +519,7 @@ _MED_CUES: list[tuple[re.Pattern[str], FactStatus | None]] = [
     (
         re.compile(
             rf"(?:正在|一直在|一直|还在|现在|目前|每天|天天|每日|每晚|每早|平时|经常|长期|坚持|按时|常年|开始|在|要)"
-            rf"{_TAKE}|吃着|用着|服用|口服|注射|吸入|{_SWITCH_WORDS}|加(?:到|量)|减(?:到|量)"
+            rf"{_TAKE}|吃着|用着|服用|口服|注射|吸入|{_SWITCH_WORDS}|加(?:到|量|了)|减(?:到|量)"
             r"|增加到|调整到|调到|吃|喝(?![酒水茶])|(?<![作使费不])用(?!于|药)|打(?=[^，。]{0,4}胰岛素)"
         ),
         _ACTIVE,
@@ -504,9 +534,22 @@ _DOCTOR_ADVISES = re.compile(r"(?:医生|大夫|医师)[^，。]{0,3}?(?:说|建
 _NOT_YET = re.compile(
     r"还没(?:有)?(?:开始)?(?:吃|用|服|换)|还没开始|下次|回头|(?:明天|后天|下周|下个月)(?:再|才|就)?开始"
 )
+# A prescribed drug the user then reports taking ("开了X 早晚各一次 我一直在吃", "开了X，吃了三天了"):
+# taken now. Said before the next drug is named; "没在吃" is no report of taking.
+_TAKING_NOW = re.compile(
+    rf"(?<![没不])(?:一直|现在|已经|正|都|每天都)?在(?:吃|服用?|用)(?![饭菜东零])|(?<![没不])(?:吃|用)着"
+    rf"|(?:已经)?(?:吃|服|用)了(?:{_ZH_NUM}|几|半|好几)(?:个)?(?:多)?(?:天|周|星期|礼拜|月|年)(?:多)?了"
+    r"|已经(?:开始)?(?:吃|服用?|用)(?:上)?了|开始(?:吃|服用?|用)了"
+)
+# ... or one not begun: "要吃十天 药还没去拿", "还没开始服", "明天开始吃" (prescribed, not taken yet).
+_NOT_TAKEN_YET = re.compile(
+    r"还没(?:有)?(?:去)?(?:开始(?:吃|服|用)?|拿|买|取|吃|服|用|换)|(?:明天|后天|下周|回头|过两天)(?:再|才|就)?(?:开始)?(?:吃|用|服|去拿|去买)"
+)
+# A regimen named by its number of drugs ("四联疗法", "四联的抗菌药", "铋剂四联"): the table's regimen.
+_REGIMEN = re.compile(r"(?:铋剂)?四联(?:的)?(?:杀菌|抗菌|根除|抗幽)?(?:疗法|药物?|方案|治疗|抗生素)|铋剂四联")
 _MED_BLOCK = re.compile(r"不能|不可以|不要|别|不宜|禁止|不敢|忌")
 _MED_NONE = re.compile(
-    r"(?:不|没有?在?)(?:吃|服用|用)(?:任何|什么)?(?:药|药物)|(?:什么|任何)药(?:都|也)(?:不|没有?)(?:吃|服用|用)"
+    r"(?:不|没有?在?)(?:吃|服用|用)(?:任何|什么|啥)?(?:药|药物)|(?:什么|任何|啥)药(?:都|也)(?:不|没有?)(?:吃|服用|用)"
     r"|没有(?:长期|经常|固定|规律)?(?:服用|吃)的?(?:药|药物)|(?:药物|用药)史?[:：]?\s*(?:无|没有)"
 )
 _DOSE = re.compile(
@@ -648,6 +691,7 @@ def _inside_medicine(s: Sentence, a: int, b: int) -> bool:
 
 def _medications(s: Sentence, ctx: Context) -> list[Draft]:
     table = [t for t in _terms(("drug",), s) if not _drug_is_allergen(s, t)]
+    table = sorted([*table, *_regimens(s, table)], key=lambda t: t.start)
     drugs: list[Term | _FormName] = sorted([*table, *_form_named(s, table)], key=lambda t: t.start)
     cues = _med_cues(s)
     drafts: list[Draft] = []
@@ -658,7 +702,8 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
         # a stop told in the next clause: its own clause says whether it happened ("可能是X引起的" hedges
         # the cause, not the stop)
         stop_next = None if cue else _stopped_next(s, cues, drugs, a)
-        cue = cue or stop_next
+        # "格列美脲一次一片 早饭前吃": the verb may come a clause or two after the name
+        cue = cue or stop_next or _cue_after(s, cues, drugs, a)
         first = min(a, cue.start) if cue else a
         said_at = stop_next.start if stop_next else a
         if not _is_self(s, a) or _hypothetical(s, said_at) or _MED_BLOCK.search(s.low[s.clause(a)[0] : a]):
@@ -668,13 +713,15 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
             status = _ACTIVE  # "除了维生素D，我什么药都不吃": the exception is taken
         if status is None:
             continue
+        next_start = drugs[index + 1].start if index + 1 < len(drugs) else len(s.text)
+        if status in (_PRESCRIBED, _ACTIVE):
+            status = _taken_yet(s, status, b, next_start)
         name = s.text[a:b]
         hint = _hint(term) if isinstance(term, Term) else None
         normalized = normalize_name(Section.MEDICATIONS, name, hint)
         if (normalized.key, status) in seen:
             continue
         seen.add((normalized.key, status))
-        next_start = drugs[index + 1].start if index + 1 < len(drugs) else len(s.text)
         prev_end = drugs[index - 1].end if index else 0
         attributes, last = _med_details(s, a, b, next_start, prev_end)
         if normalized.code:
@@ -704,6 +751,61 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
                 Draft(Section.MEDICATIONS, _span(s, *none.span()), kind=AssertionKind.SECTION_ABSENT)
             )
     return drafts
+
+
+def _regimens(s: Sentence, table: list[Term]) -> list[Term]:
+    """Regimens named by their number of drugs, as the table's regimen (no table name of their own)."""
+    found: list[Term] = []
+    for m in _REGIMEN.finditer(s.low):
+        if any(t.start < m.end() and m.start() < t.end for t in table):
+            continue
+        entry = find_terms(("drug",), "四联疗法")
+        if entry:
+            found.append(Term(entry[0].entry, m.start(), m.end()))
+    return found
+
+
+def _taken_yet(s: Sentence, status: FactStatus, b: int, next_start: int) -> FactStatus:
+    """What the words after the drug (up to the next drug) say of taking it: a prescribed drug the
+    user says they take is taken now; one not picked up or begun yet is only prescribed."""
+    window = _masked(s.low[b:next_start])
+    not_yet = _NOT_TAKEN_YET.search(window)
+    if (
+        not_yet
+        and re.match(r"(?:药|呢|了|啊|呀)*(?![\u4e00-\u9fff])", window[not_yet.end() :])
+        and _is_self(s, b + not_yet.start())
+    ):
+        return _PRESCRIBED
+    taking = _TAKING_NOW.search(window)
+    if status is _PRESCRIBED and taking:
+        at = b + taking.start()
+        if _is_self(s, at) and not _hypothetical(s, at):
+            return _ACTIVE
+    return status
+
+
+def _cue_after(s: Sentence, cues: list[_Cue], drugs: list, a: int) -> _Cue | None:
+    """A cue in the next clause or two that name no drug and no allergy and ask nothing
+    ("格列美脲一次一片 早饭前吃"; not "X皮试阳性 医生说我过敏 那能吃啥")."""
+    named = [*drugs, *_terms(("drug",), s)]
+    end = s.clause(a)[1]
+    for _ in range(2):
+        pos = end
+        while pos < len(s.text) and s.text[pos] in _PUNCT:
+            pos += 1
+        if pos >= len(s.text) or pos == end:
+            return None
+        start, end = s.clause(pos)
+        if (
+            any(start <= t.start < end for t in named)
+            or "过敏" in s.low[start:end]
+            or _hypothetical(s, start)
+        ):
+            return None
+        cue = next((c for c in cues if start <= c.start < end), None)
+        if cue is not None:
+            return cue
+    return None
 
 
 # An answer to a question about drugs that opens with "no longer" and then names only the drug
@@ -911,13 +1013,14 @@ def _med_details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) ->
 # --- conditions and family history --------------------------------------------------------------
 _C_CUE = re.compile(
     r"我|有|患|得了|得过|确诊|诊断|查出|发现|说是|犯|病史|毛病|年了|多年|控制|排除"
-    r"|(?:医生|大夫|医师|专家)(?:看了|检查后)?(?:说|讲|认为|判断)"  # "大夫说胃炎": the doctor's verdict
+    # "大夫说胃炎", "皮肤科说荨麻疹", "医院说是肺炎": the doctor's (or the clinic's) verdict
+    r"|(?:医生|大夫|医师|专家|医院|[\u4e00-\u9fff]{1,3}科)(?:看了|检查后|看了说)?(?:说|讲|认为|判断)"
 )
 _C_SKIP_BEFORE = re.compile(r"(?:治疗?|控制|预防|针对|缓解|防止?|对付|降|筛查|检查|查了|测)(?:我的)?$")
 _C_SKIP_AFTER = re.compile(r"^(?:的)?(?:药|手术|筛查|检查|疫苗)")
 _C_FAMILY_AFTER = re.compile(r"^(?:的)?(?:家族史|遗传史|家族遗传|遗传)")
 _C_RESOLVED = re.compile(
-    r"后来(?:就)?好了|已经好了|治好了|(?<![没不])好了|痊愈|康复|治愈|现在没有了|现在没了|已经没有了|不再"
+    r"后来(?:就)?好了|已经好了|治好了|(?<![没不])好了(?!一点|一些|点|些|很多|不少|许多)|痊愈|康复|治愈|现在没有了|现在没了|已经没有了|不再"
 )
 _C_STILL = re.compile(r"还没好|没好|没有好|不见好|一直不好|好不了|还没有好")
 _C_CHILDHOOD = re.compile(r"小时候|儿时|童年|小的时候")
@@ -936,6 +1039,11 @@ _F_ABSENT = re.compile(
 )
 _F_UNSURE = re.compile(
     r"(?:不知道|不清楚|不了解)[^，。]{0,6}?(?:家族史|家里|家人|父母|亲生父母|家族)|被(?:领养|收养)"
+)
+# A test said by its result right after the disease: 阴性 is none, 阳性 is the infection, 转阴 is over.
+_TEST_RESULT = re.compile(
+    r"(?:的)?(?:检查|检测|化验|呼气试验|抗体|筛查|测出来)?(?:结果)?(?:已经|现在|也|都|还)*(?:是|为|呈|显示)?"
+    r"(?P<result>阴性|阳性|转阴)"
 )
 _AGE_AT = re.compile(rf"({_ZH_NUM})\s*(?:周)?岁")
 # A level said to be a bit high ("血压有点高", "血糖偏高", "胆固醇一直比较高"): the condition of that
@@ -997,8 +1105,14 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
         a, b = term.start, term.end
         if any(w.start <= a and b <= w.end and w.end - w.start > b - a for w in wider):
             continue
+        if _TITLE_AFTER.match(s.low, b):
+            continue  # "桥本先生": a person's name, no disease
+        same = next((t for t in symptoms if (t.start, t.end) == (a, b)), None)
+        if same is not None and not _said_as_diagnosis(s, same, terms):
+            continue  # "起了荨麻疹": the hives (a symptom); "医生说是荨麻疹": the diagnosis
         c_start, c_end = s.clause(a)
-        if _C_SKIP_BEFORE.search(s.low[max(c_start, a - 4) : a]) or _C_SKIP_AFTER.match(s.low[b:c_end]):
+        skip_after = _C_SKIP_AFTER.match(s.low[b:c_end]) and not _TEST_RESULT.match(s.low, b)
+        if _C_SKIP_BEFORE.search(s.low[max(c_start, a - 4) : a]) or skip_after:
             continue
         if _inside_medicine(s, a, b):
             continue  # "感冒冲剂", "鼻炎喷雾": the medicine's name, no diagnosis
@@ -1015,6 +1129,8 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
                 drafts.append(draft)
     drafts += _family_too(s, terms, drafts)
     drafts += _self_not(s, terms, drafts)
+    if not terms:
+        drafts += _episode_over(s)
     if not any(d.section is Section.CHRONIC_CONDITIONS for d in drafts):
         drafts += _section_level(s, _C_UNSURE, _C_ABSENT, Section.CHRONIC_CONDITIONS, {})
     if not any(d.section is Section.FAMILY_HISTORY for d in drafts):
@@ -1023,6 +1139,36 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
     return drafts
 
 
+# The whole episode over, its diagnosis not named again ("疹子都消了", "已经彻底好了", "病好了",
+# "痊愈了"): the acute diagnosis in focus (write/focus.py: named earlier in the fragment, else the
+# only current one; several -> a clarification) is resolved. A part getting better is not the whole
+# ("好多了", "好一点了"), nor a forecast ("过几天就全好了").
+_EPISODE_OVER = re.compile(
+    r"(?:全|都|完全|彻底|全部)(?:都|已经)?(?:好|消|退)(?:了|掉了|干净了|光了)|病(?:已经|都)?好了|痊愈了|康复了|好利索了"
+)
+
+
+def _episode_over(s: Sentence) -> list[Draft]:
+    m = _EPISODE_OVER.search(s.low)
+    if (
+        m is None
+        or not about_the_user(s, m.start())
+        or _S_FORECAST.search(s.low[slice(*s.clause(m.start()))])
+    ):
+        return []
+    if _negated(s, m.start(), window=2) or _C_STILL.search(s.low, m.start()):
+        return []
+    return [
+        Draft(
+            Section.REPORTED_DIAGNOSES,
+            _span(s, *m.span()),
+            status=FactStatus.RESOLVED,
+            refers_to_focus=True,
+        )
+    ]
+
+
+_TITLE_AFTER = re.compile(r"先生|女士|小姐|老师|同学|教授|经理")
 _ALSO = re.compile(r"[也都](?P<neg>没|不是)?(?:有|是|得过|得了|患有|一样)")
 _SELF_NOT = re.compile(r"我(?:自己|本人)?(?:倒是|倒|却)?(?:没有|没|不是|没得)")
 
@@ -1097,6 +1243,9 @@ def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) 
     c_start, c_end = s.clause(a)
     name, hint = s.text[a:b], _hint(term)
     negated_to = _negated_after(s, b, terms)
+    result = _TEST_RESULT.match(s.low, b)  # "X阳性", "乙肝检查是阴性", "已经转阴了"
+    if result:
+        negated_to = result.end() if result.group("result") == "阴性" else negated_to
     negated = _negated(s, a, window=5) or negated_to is not None
     who = _who(s, a, ctx.relative_in_focus)
     out: list[Draft] = []
@@ -1125,7 +1274,7 @@ def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) 
             return out
     elif who.kind == "other":
         return []
-    if not _C_CUE.search(s.low) and not _HIGH_LEVEL.fullmatch(s.low, a, b):
+    if not _C_CUE.search(s.low) and not _HIGH_LEVEL.fullmatch(s.low, a, b) and not result:
         return out
     chronic = bool(term.entry.extra.get("chronic"))
     section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES
@@ -1133,7 +1282,8 @@ def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) 
     if negated:
         status = FactStatus.ABSENT
     elif (
-        (_C_RESOLVED.search(rest) and not _C_STILL.search(rest))
+        (result and result.group("result").startswith("转阴"))
+        or (_C_RESOLVED.search(rest) and not _C_STILL.search(rest))
         or _C_CHILDHOOD.search(s.low[c_start:a])
         or (not chronic and _C_PAST.search(s.low[c_start:c_end]))
     ):
@@ -1162,8 +1312,8 @@ def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) 
 # --- symptoms -----------------------------------------------------------------------------------
 _SITE_PAIN = re.compile(
     r"(?P<site>头|胃|肚子|腹部|牙齿|牙|腰|后背|背|嗓子|喉咙|胸口|胸|关节|耳朵|脖子|肌肉|膝盖|肩膀|腿|眼睛)"
-    r"(?P<mid>(?:还|也|又|有点儿?|有些|有一点|一直|老是|总是|经常|时不时|特别|非常|很|好|挺|不|没有?|都|就|开始|再)*)"
-    r"(?:疼|痛)"
+    r"(?P<mid>(?:还|也|又|有点儿?|有些|有一点|一直|老是|老|总是|经常|时不时|特别|非常|很|好|挺|不|没有?|都|就|开始|再"
+    r"|现在|已经)*)(?:疼|痛)"
 )
 _SITE_KEY = {
     "头": "headache", "胃": "abdominal_pain", "肚子": "abdominal_pain", "腹部": "abdominal_pain",
@@ -1176,7 +1326,35 @@ _S_SKIP_BEFORE = re.compile(r"(?:治疗?|止|退|缓解|预防|防止?|对付|�
 _S_SKIP_AFTER = re.compile(r"^(?:的)?(?:药|时|的时候|的话)")
 # "查出血糖高": 出血 (bleeding) across a word, 血 begins 血糖
 _S_BLOOD_WORD = re.compile(r"(?<=血)(?:糖|压|脂|常规|检|象|型|管|小板|红蛋白|氧)")
-_S_RESOLVED = re.compile(r"(?<![没不])好了|已经好了|退了|消失了|止住了|痊愈|康复|没事了|不见了|没了")
+_S_RESOLVED = re.compile(
+    r"(?<![没不])好了(?!一点|一些|点|些|很多|不少|许多)|已经好了|退了|消失了|止住了|痊愈|康复|没事了|不见了|没了|(?<![没不])消(?:了|退了|下去了|掉了)"
+)
+# The end of a complaint told in a clause of its own after it: "头疼得厉害 休息了一晚上才好", "发烧三天
+# 吃了退烧药就好了", "后来好了", "现在已经好了" (not a forecast: "过几天就好了", "多喝水就好了").
+_S_ENDED_LATER = re.compile(
+    r"^(?:后来|现在|已经|终于|早就|都|全|基本(?:上)?|慢慢)*(?:已经|都|也)?(?:好了|没事了|好利索了|消了|退了|不[疼痛肿痒]了)"
+    r"|了[^,，。!?\s]{0,8}?(?:就|才)好(?:了)?(?![^,，。!?\s])|^[^,，。!?\s]{0,6}(?:才|就)好了"
+)
+# (nor a pattern that recurs: "饿了就胃疼 一吃东西就好了", "每次吃了药就好了")
+_S_FORECAST = re.compile(
+    r"过(?:几|两|一|[\d])?[天周]|会|应该|可能|就会|估计|的话|每次|一般|通常|经常|每回|一[^,，。!?\s]{1,4}就"
+)
+# Swelling by the body part ("脚踝老是肿", "腿不肿了", "眼皮肿"); not a tumour (肿瘤, 肿块).
+_SITE_SWELL = re.compile(
+    r"(?P<site>脚踝|脚脖子|脚|腿|小腿|脸|眼皮|眼睛|手|手指|膝盖|关节)"
+    r"(?P<mid>(?:还|也|又|有点儿?|有些|一直|老是|老|总是|经常|特别|很|好|都|就|开始|不|没有?|已经|消)*)肿(?!瘤|块|物)"
+)
+# A sore part said to be well again ("膝盖好了", "腰已经没事了"): its pain is over; not "好了一点"
+# (a bit better), nor "好了以后" (once it is).
+_SITE_BETTER = re.compile(
+    r"(?P<site>头|胃|肚子|腰|后背|嗓子|喉咙|膝盖|肩膀|牙齿|牙|关节|脖子)(?:已经|也|都|全|基本|早就|现在)*"
+    r"(?:好了|没事了)(?!一点|一些|点|些|很多|不少|多|以后|之后|再|就)"
+)
+_S_BACK = re.compile(r"又|再次|重新")
+_INJURY_WORDS = re.compile(r"扭伤|崴|骨折|摔|撞|韧带|拉伤|挫伤")
+_DIAGNOSED = re.compile(
+    r"说是|诊断|确诊|查出|得了|患(?:有|了)?|(?:医生|大夫|医师|医院|[\u4e00-\u9fff]{1,3}科)(?:看了|检查后)?(?:说|讲|认为)"
+)
 # A symptom said only by its verb, as ended: "已经不拉了", "不吐了", "烧退了", "不咳了".
 _S_VERB_ENDED = re.compile(
     r"(?:已经|也|都|就|终于|现在)?(?:不(?:再)?|没(?:有)?再)(?P<verb>拉|泻|吐|烧|咳)(?:肚子)?了"
@@ -1209,8 +1387,14 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
         if not any(
             c.start <= t.start and t.end <= c.end and c.end - c.start > t.end - t.start for c in conditions
         )
+        and not _said_as_diagnosis(s, t, conditions)
     ]
     mentions: list[tuple[int, int, str, str]] = [(t.start, t.end, _hint(t), "") for t in table]
+    if not _INJURY_WORDS.search(s.low):  # "扭伤了 脚踝肿得很高" after a sprain: the injury's sign
+        swelling = next((t.entry.name("zh") for t in find_terms(("symptom",), "水肿")), "肿胀")
+        for m in _SITE_SWELL.finditer(s.low):
+            if not any(t.start < m.end() and m.start() < t.end for t in table):
+                mentions.append((m.start(), m.end(), swelling, m.group("mid")))
     for m in _SITE_PAIN.finditer(s.low):
         if any(t.start < m.end() and m.start() < t.end for t in table) or any(
             c.start <= m.start() < c.end for c in conditions
@@ -1220,6 +1404,13 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
         hint = next((t.entry.name("zh") for t in find_terms(("symptom",), key.replace("_", " "))), key)
         mentions.append((m.start(), m.end(), hint, m.group("mid")))
     ended = set()
+    for m in _SITE_BETTER.finditer(s.low):
+        if any(a < m.end() and m.start() < b for a, b, _, _ in mentions):
+            continue
+        key = _SITE_KEY[m.group("site")]
+        hint = next((t.entry.name("zh") for t in find_terms(("symptom",), key.replace("_", " "))), key)
+        ended.add((m.start(), m.end()))
+        mentions.append((m.start(), m.end(), hint, ""))
     for m in [*_S_VERB_ENDED.finditer(s.low), *_S_VERB_STILL.finditer(s.low)]:
         if any(t.start < m.end() and m.start() < t.end for t in table) or any(
             a < m.end() and m.start() < b for a, b, _, _ in mentions
@@ -1230,8 +1421,10 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
             ended.add((m.start(), m.end()))
         mentions.append((m.start(), m.end(), _S_VERB_KEY[verb], ""))
     drafts: list[Draft] = []
-    seen: set[str] = set()
-    for a, b, hint, mid in sorted(mentions):
+    seen: dict[str, int] = {}  # key -> index in drafts
+    mentions.sort()
+    endings = _endings(s, mentions)
+    for index, (a, b, hint, mid) in enumerate(mentions):
         c_start, c_end = s.clause(a)
         if not _is_self(s, a) or _hypothetical(s, a):
             continue
@@ -1241,24 +1434,41 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
             continue  # "咳嗽糖浆": the medicine's name, no symptom; "查出血糖高": no bleeding
         name = s.text[a:b]
         normalized = normalize_name(Section.SYMPTOMS, name, hint)
-        if normalized.key in seen:
+        earlier = seen.get(normalized.key)
+        back = bool(_S_BACK.search(s.low[max(c_start, a - 3) : a] + mid))  # "今天又头疼了"
+        if earlier is not None and drafts[earlier].status is not FactStatus.PRESENT and not back:
             continue
-        seen.add(normalized.key)
         rest = s.low[b:c_end]
-        negated = _negated(s, a, window=3) or bool(re.search(r"不|没", _masked(mid)))
+        # what follows the complaint, up to the next one: "还没好" there keeps it going
+        upto = next((x for x, y, _, _ in mentions[index + 1 :] if x >= c_end), len(s.text))
+        negated = _negated(s, a, window=3) or bool(re.search(r"不|没|消", _masked(mid)))
         changed = bool(re.match(r"[了啦]", rest)) or bool(
             re.search(r"已经|不再|再也", s.low[max(c_start, a - 4) : a] + mid)
         )
         if (a, b) in ended:
             status = FactStatus.RESOLVED
-        elif _S_STILL.search(s.low[b:]):
+        elif _S_STILL.search(s.low[b:upto]):
             status = FactStatus.PRESENT
         elif (negated and changed) or _S_RESOLVED.search(rest):
             status = FactStatus.RESOLVED
         elif negated:
             status = FactStatus.ABSENT
+        elif any(e >= c_end for e in endings):
+            status = FactStatus.RESOLVED  # "头疼得厉害 休息了一晚上才好"
         else:
             status = FactStatus.PRESENT
+        if earlier is not None:
+            # the same complaint said again further on tells how it is now ("脚踝老是肿 ... 现在腿不肿了",
+            # "头疼好了 今天又疼了")
+            if status is FactStatus.PRESENT and back:
+                drafts[earlier].status = status
+                drafts[earlier].span = _span(s, drafts[earlier].span[0], b)
+            elif status is FactStatus.RESOLVED and drafts[earlier].status is FactStatus.PRESENT:
+                drafts[earlier].status = status
+                drafts[earlier].span = _span(s, drafts[earlier].span[0], b)
+                drafts[earlier].attributes.pop("severity", None)
+            continue
+        seen[normalized.key] = len(drafts)
         attributes: dict = {}
         valid_from = None
         if status is FactStatus.PRESENT:
@@ -1285,6 +1495,29 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
             )
         )
     return drafts
+
+
+def _said_as_diagnosis(s: Sentence, term: Term, conditions: list[Term]) -> bool:
+    """A name both a symptom and a diagnosis (荨麻疹, hives or urticaria) is the diagnosis when the
+    clause says it was diagnosed ("医生说是荨麻疹", "确诊荨麻疹"), else the symptom ("起了荨麻疹")."""
+    if not any((c.start, c.end) == (term.start, term.end) for c in conditions):
+        return False
+    c_start = s.clause(term.start)[0]
+    return bool(_DIAGNOSED.search(s.low, c_start, term.start))
+
+
+def _endings(s: Sentence, mentions: list[tuple[int, int, str, str]]) -> list[int]:
+    """Starts of the clauses that name no complaint and tell one is over ("休息了一晚上才好",
+    "后来好了"); they end the complaints of the clauses before them."""
+    out = []
+    for start, end in _clauses(s):
+        a, b = _trimmed(s, start, end)
+        if a >= b or any(start <= x < end for x, _, _, _ in mentions):
+            continue
+        clause = s.low[a:b]
+        if _S_ENDED_LATER.search(clause) and not _S_FORECAST.search(clause) and about_the_user(s, a):
+            out.append(a)
+    return out
 
 
 def _onset_days(clause: str) -> int | None:
@@ -1350,6 +1583,50 @@ def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
     return drafts
 
 
+# --- vaccinations -------------------------------------------------------------------------------
+# "前年打了流感疫苗", "新冠疫苗打过三针", "接种了HPV疫苗": a vaccine given to the user. The
+# table's bare disease name ("流感") is a vaccine only with 疫苗/苗 after it ("得了流感 打了针" is none).
+_VACCINE_GIVEN = re.compile(
+    r"打了|打过|打完|打好了|打的|接种|种了|种过|注射了|已经打|都打|打了?[一两二三四\d]针"
+)
+_VACCINE_WORD = re.compile(r"疫苗|苗|加强针")
+_VACCINE_NOT_YET = re.compile(
+    r"还没(?:有)?(?:去)?(?:打|接种)|没(?:有)?(?:打|接种)过?|未(?:打|接种)|从来没|从没"
+)
+
+
+def _vaccinations(s: Sentence, ctx: Context) -> list[Draft]:
+    drafts: list[Draft] = []
+    seen: set[str] = set()
+    for term in _terms(("vaccine",), s):
+        c_start, c_end = s.clause(term.start)
+        cue = _VACCINE_GIVEN.search(s.low, c_start, c_end)
+        if cue is None or not _VACCINE_WORD.search(s.low, term.start, c_end) or term.entry.key in seen:
+            continue  # "得了流感 打了三天针": a flu treated, no vaccine
+        first = min(cue.start(), term.start)
+        if (
+            not _is_self(s, first)
+            or _hypothetical(s, term.start)
+            or _SURGERY_FUTURE.search(s.low, c_start, c_end)
+        ):
+            continue
+        seen.add(term.entry.key)
+        negated = bool(_VACCINE_NOT_YET.search(_masked(s.low[c_start:c_end])))
+        when = None if negated else _year_of(s.low[c_start:c_end], ctx.today)
+        drafts.append(
+            Draft(
+                Section.VACCINATIONS,
+                _span(s, first, max(term.end, cue.end())),
+                name=s.text[term.start : term.end],
+                hint=_hint(term),
+                status=FactStatus.ABSENT if negated else FactStatus.PRESENT,
+                attributes={"date": when} if when else {},
+                valid_from=when,
+            )
+        )
+    return drafts
+
+
 # --- demographics -------------------------------------------------------------------------------
 _AGE = re.compile(
     rf"(?P<lead>我|本人|今年|现在|已经|都|刚|才|快)?(?:今年|现在|已经|刚满|满|都)?(?P<n>{_ZH_NUM})\s*(?:周)?岁"
@@ -1388,6 +1665,12 @@ _CITY = re.compile(
     + "|".join(sorted(_CITIES.split(), key=len, reverse=True))
     + r"|(?![大小])[\u4e00-\u9fff]{2,3}(?<![城超菜夜])(?=市))市?"
     r"(?!出差|旅游|旅行|玩|度假|出生|开会|看病|住院|的时候|读书的时候)"
+)
+# "我是重庆的", "我是上海人", "本人北京人": a known city the user says they are from (not "我是北京大学的").
+_CITY_FROM = re.compile(
+    r"(?:我是|本人是?|我们是|我家是)(?:土生土长的)?(?P<city>"
+    + "|".join(sorted(_CITIES.split(), key=len, reverse=True))
+    + r")(?:本地)?(?:的|人)(?![\u4e00-\u9fff]{0,2}(?:大学|学校|医院|公司|学生|员工|户口))"
 )
 _CITY_PAST = re.compile(r"(?:以前|之前|小时候|曾经|过去)$")
 _PREGNANCY = [
@@ -1543,7 +1826,7 @@ def _clauses(s: Sentence) -> list[tuple[int, int]]:
 
 
 def _city(s: Sentence) -> Draft | None:
-    m = _CITY.search(s.low)
+    m = _CITY.search(s.low) or _CITY_FROM.search(s.low)
     if not m or _CITY_PAST.search(s.low[s.clause(m.start())[0] : m.start()]):
         return None
     city = s.text[m.start("city") : m.end("city")]
@@ -1566,6 +1849,14 @@ def _pregnancy(s: Sentence) -> Draft | None:
 _SMOKE = r"(?:抽|吸)烟"
 _ZH_SPAN = rf"(?:(?:好|有)?(?:几|{_ZH_NUM}|半)(?:个)?(?:多)?(?:年|月|个月))"
 _SMOKING = [
+    # a quit that did not take is smoking still: "烟总是戒不了", "戒了几次烟都没戒掉", "戒烟戒不下来"
+    (
+        re.compile(
+            r"烟[^,，。\s]{0,3}?戒不(?:掉|了|下来)|戒不(?:掉|了)烟|戒烟[^。]{0,8}?戒不(?:掉|了|下来)"
+            r"|戒(?:了)?(?:好|很)?(?:几|多|两|三)次烟(?:都|也)?没(?:有)?戒(?:掉|成|下来)"
+        ),
+        FactStatus.PRESENT,
+    ),
     (
         re.compile(
             rf"(?:已经|早就|早已|已)戒(?:了)?烟|戒了烟|戒烟(?:[^，。]{{0,6}})?了|烟(?:已经|早就)?戒了|不(?:再)?{_SMOKE}了"
@@ -1573,6 +1864,9 @@ _SMOKING = [
             # "五年没抽了", "好几年没抽烟了", "已经不抽了": off for a while now
             rf"|{_ZH_SPAN}(?:都|也)?没(?:有)?再?(?:抽|吸)(?:过)?(?:烟)?了|{_ZH_SPAN}(?:都|也)?不(?:抽|吸)(?:烟)?了"
             r"|(?:已经|早就|早)不(?:再)?(?:抽|吸)了"
+            # a quit under way: "这个月开始戒烟", "戒烟两周了", "一根烟都没再抽"
+            rf"|开始戒烟|戒烟(?:已经)?(?:{_ZH_NUM}|几|半)(?:个)?(?:多)?(?:天|周|星期|礼拜)"
+            r"|一(?:根|支)(?:烟)?(?:都|也)?没(?:有)?(?:再)?(?:抽|吸|碰)|一口烟(?:都|也)?没(?:有)?(?:抽|吸)"
         ),
         FactStatus.STOPPED,
     ),
@@ -1637,6 +1931,16 @@ _DIET = [
 _ACTIVITY = [
     (re.compile(r"(?:不|很少|从不|没有?)(?:运动|锻炼|健身)"), FactStatus.ABSENT, "none"),
     (re.compile(r"跑步|慢跑|夜跑|晨跑"), FactStatus.PRESENT, "running"),
+    # ball games and other sports played as a habit ("每周打两次篮球", "周末踢足球")
+    (re.compile(r"篮球"), FactStatus.PRESENT, "basketball"),
+    (re.compile(r"足球|踢球"), FactStatus.PRESENT, "football"),
+    (re.compile(r"羽毛球"), FactStatus.PRESENT, "badminton"),
+    (re.compile(r"乒乓球"), FactStatus.PRESENT, "table tennis"),
+    (re.compile(r"网球"), FactStatus.PRESENT, "tennis"),
+    (re.compile(r"排球"), FactStatus.PRESENT, "volleyball"),
+    (re.compile(r"骑行|骑自行车|骑车锻炼"), FactStatus.PRESENT, "cycling"),
+    (re.compile(r"爬山|登山|徒步"), FactStatus.PRESENT, "hiking"),
+    (re.compile(r"广场舞|跳舞|太极(?:拳)?"), FactStatus.PRESENT, "dancing or tai chi"),
     (re.compile(r"游泳"), FactStatus.PRESENT, "swimming"),
     (re.compile(r"瑜伽"), FactStatus.PRESENT, "yoga"),
     (re.compile(r"健身房|健身|撸铁|举铁"), FactStatus.PRESENT, "gym"),
@@ -1655,7 +1959,11 @@ _ACTIVITY = [
 _NO_MOVING = re.compile(
     r"(?:基本(?:上)?|几乎|平时|平常)?(?:不怎么|很少|基本不|几乎不|不爱|懒得)动|基本(?:上)?不动"
 )
-_PER_WEEK = re.compile(r"(?:每周|一周|每星期|每个星期|一个星期)[^，。]{0,4}?(\d|[一两二三四五六七])次")
+_PER_WEEK = re.compile(
+    r"(?:每周|一周|每星期|每个星期|一个星期)[^，。]{0,4}?(\d|[一两二三四五六七])(?:[到至~-]?(\d|[两二三四五六七]))?次"
+)
+# "看篮球比赛", "玩足球游戏": no sport played
+_WATCHING = re.compile(r"(?:看|观看|追|玩)(?:了|过)?(?:场|会儿?)?$")
 
 
 def _lifestyle(s: Sentence, ctx: Context) -> list[Draft]:
@@ -1754,10 +2062,15 @@ def _smoking(s: Sentence, ctx: Context) -> list[Draft]:
             start = min(m.start(), amount.start() if amount else m.start())
             return _habit(s, start, end, "smoking", status, value)
         if status is FactStatus.STOPPED:
+            if _QUIT_LATER.search(s.low, *s.clause(m.start())):
+                return []  # "下周开始戒烟": a quit to come, not yet a stop
             when = _year_of(s.low, ctx.today)
             return _habit(s, m.start(), end, "smoking", status, "former smoker", valid_to=when)
         return _habit(s, m.start(), end, "smoking", status, "no")
     return []
+
+
+_QUIT_LATER = re.compile(r"明天|后天|下周|下个月|明年|过几天|过两天|以后|将来|要开始|马上")
 
 
 def _smoke_value(m: re.Match[str]) -> str:
@@ -1802,9 +2115,12 @@ def _activity(s: Sentence, ctx: Context) -> list[Draft]:
             return _habit(s, m.start(), m.end(), "physical_activity", FactStatus.ABSENT, "sedentary")
     for pattern, status, value in _ACTIVITY:
         m = pattern.search(s.low)
+        if m and _WATCHING.search(s.low[max(0, m.start() - 4) : m.start()]):
+            continue
         if m:
             per_week = _PER_WEEK.search(s.low)
             if per_week and status is FactStatus.PRESENT:
-                value = f"{value}, {zh_number(per_week.group(1))} times a week"
+                times = "-".join(str(zh_number(n)) for n in per_week.groups() if n)
+                value = f"{value}, {times} times a week"
             return _habit(s, m.start(), m.end(), "physical_activity", status, value)
     return []

@@ -14,8 +14,10 @@ from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK, fold_in_place
 from ..normalize import Entry, Term, find_terms, lookup, normalize_name
 from .dates import find_since
+from .symptoms import recovered
 from .text import (
     FAMILY_WIDE,
+    FIRST_PERSON,
     NEGATION,
     PRONOUN_SUBJECT,
     PSEUDO_NEGATION,
@@ -84,12 +86,15 @@ _NO_AFTER = rx(
 # The doctor named the diagnosis with no verb of being: "кардиолог сказал стенокардия", "врач
 # сказал гастрит", "GP says it's asthma", "I saw my GP, she thinks it's migraine".
 _DOCTOR = rx(
-    r"\b(?:врач\w*|доктор\w*|докторш\w*|терапевт\w*|хирург\w*|[а-я]+олог\w*|фельдшер\w*"
-    r"|doctors?|doc|dr|gps?|physician\w*|consultant\w*|specialist\w*|[a-z]+ologists?|surgeons?|nurse"
-    r"|practitioner)\b"
+    r"\b(?:врач\w*|доктор\w*|докторш\w*|[а-я]*терапевт\w*|хирург\w*|[а-я]+олог\w*|фельдшер\w*|лор(?:а|у|ом|е)?|[а-я]*иатр\w*"
+    r"|[a-z]+iatrists?"
+    r"|травмпункт\w*|doctors?|doc|dr|gps?|physician\w*|consultant\w*|specialist\w*|[a-z]+ologists?|surgeons?|nurse"
+    # the place that saw the user speaks for its doctor: "urgent care said contact dermatitis"
+    r"|practitioner|ent|pediatrician|urgent\s+care|walk-?in(?:\s+clinic)?|the\s+clinic|the\s+er)\b"
 )
 _SAID = rx(
-    r"\b(?:сказал\w*|говорит|говорят|говорил\w*|считает|решил\w*|заключил\w*|said|says|told\s+me|thinks"
+    r"\b(?:сказал\w*|говорит|говорят|говорил\w*|считает|решил\w*|заключил\w*|поставил\w*|диагностировал\w*"
+    r"|said|says|told\s+me|thinks"
     r"|reckons|believes|confirmed|concluded|called\s+it)\b"
 )
 _SAID_ONCE = rx(r"сказал[аи]?|said|told\s+me|diagnosed|confirmed")
@@ -106,7 +111,9 @@ _RULED_OUT_BEFORE = rx(
 # After a doctor's verdict the name ends the statement ("said it's asthma", "сказал гастрит, выписал
 # ..."), not "said diabetes runs in families".
 _VERDICT_END = rx(
-    r"\s*(?:$|[.!]|(?:and|и|plus|again|too|тоже|also|type|типа|\d|в\s+\w+\s+форме|stage|стади\w*)(?!\w))"
+    r"\s*(?:$|[.!]|(?:and|и|plus|again|too|тоже|also|type|типа|\d|в\s+\w+\s+форме|stage|стади\w*)(?!\w)"
+    # and its cause: "contact dermatitis from poison ivy", "дерматит из-за порошка"
+    r"|(?:from|due\s+to|caused\s+by|because\s+of|из-за|после)\s)"
 )
 _RULE_OUT = rx(
     r"исключ\w*|провер\w*|обследова\w*|сдать|анализ\w*|rule\s+out|ruled\s+out|check\w*|test\w*|screen\w*"
@@ -176,7 +183,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         if _LEVEL_NAME.search(s.low, term.start, term.end) and _LEVEL_FINE_AFTER.match(s.low[term.end :]):
             continue  # "my blood pressure is normal", "давление не повышенное": no condition said
-        if _INDICATION_BEFORE.search(s.low[: term.start]) and not PSEUDO_NEGATION.search(s.low):
+        indication = bool(_INDICATION_BEFORE.search(s.low[: term.start]))
+        if indication and not PSEUDO_NEGATION.search(s.low) and not _taken_for(s, term):
             continue  # "таблетки от давления"; but "от мигрени мне ничего не помогает" is a migraine
         if _RULED_OUT_BEFORE.search(s.low[slice(s.clause(term.start)[0], term.start)]):
             continue
@@ -184,7 +192,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         if uncertain(s, term.start) and _relative(s, term.start) is None:
             continue  # "I might have asthma": a guess, not a diagnosis
-        draft = _family(s, term, ctx) or _personal(s, term, ctx)
+        draft = _family(s, term, ctx) or _personal(s, term, ctx, indication)
         if draft is None:
             continue
         key = (
@@ -195,6 +203,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         if key not in seen:
             seen.add(key)
             drafts.append(draft)
+    if not find_terms(_KINDS, s.text):
+        drafts += recovered(s, Section.REPORTED_DIAGNOSES, ctx)  # "всё прошло": the acute illness in focus
     if not any(d.section is Section.CHRONIC_CONDITIONS for d in drafts):
         drafts += _section_level(s, _SECTION_UNSURE, _SECTION_ABSENT, Section.CHRONIC_CONDITIONS, {})
     if not any(d.section is Section.FAMILY_HISTORY for d in drafts):
@@ -319,6 +329,13 @@ def family_relative(low: str, start: int, end: int) -> Relative | None:
     return Relative.OTHER if side is not None else None
 
 
+# A relative written as a label before the condition: "dad - high blood pressure", "папа: диабет".
+_LABEL_WORD = r"[^\s,;.，；。:：—–-]+"
+_RELATIVE_LABEL = re.compile(
+    rf"(?:^|[,;.，；。])\s*(?P<who>{_LABEL_WORD}(?:\s+{_LABEL_WORD})?)\s*(?:\s-|–|—|:|：)\s*$"
+)
+
+
 def _relative(s: Sentence, pos: int) -> Relative | None:
     start, end = s.clause(pos)
     relative = family_relative(s.low, start, end)
@@ -326,6 +343,9 @@ def _relative(s: Sentence, pos: int) -> Relative | None:
         return relative
     if FAMILY_WIDE.search(s.low[start:end]):
         return Relative.OTHER
+    label = _RELATIVE_LABEL.search(s.low, 0, start)
+    if label is not None:
+        return family_relative(s.low, label.start("who"), label.end("who"))
     return None
 
 
@@ -342,6 +362,10 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
         start, _ = s.clause(term.start)
         if PRONOUN_SUBJECT.match(s.low[start : term.start]) or PRONOUN_SUBJECT.match(s.low):
             relative = ctx.relative_in_focus
+        elif _news_said_bare(s, term):
+            # "dad's biopsy came back. colon cancer, stage 2.", "у мамы взяли биопсию. Рак груди.":
+            # the verdict named alone right after the relative's tests is theirs
+            relative = ctx.relative_in_focus
     if relative is None:
         return None
     name = mention(s.text, term)
@@ -357,6 +381,20 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
         status=status,
         attributes={"relative": relative.value},
     )
+
+
+_NEWS_TRAIL = rx(
+    r"(?:[\s,]*(?:(?:stage|grade|type|стади\w*|степен\w*|тип\w*)\s*[\w-]+|[\w-]+\s+(?:stage|стади\w*)))?[\s.!…]*"
+)
+
+
+def _news_said_bare(s: Sentence, term) -> bool:
+    """The clause is only the name (a stage at most), opening the sentence, no first person before."""
+    start, end = s.clause(term.start)
+    if FIRST_PERSON.search(s.low, 0, term.end) or s.low[:start].strip(" ,;:—–-"):
+        return False
+    lead = _VERDICT_LEAD.match(s.low, start, term.start)
+    return lead is not None and lead.end() == term.start and bool(_NEWS_TRAIL.fullmatch(s.low, term.end, end))
 
 
 def denied_after(s: Sentence, term) -> bool:
@@ -467,6 +505,44 @@ def _listed_after_cue(s: Sentence, term) -> bool:
     return False
 
 
+# A drug the user takes, its indication after it: "lisinopril 10 in the am for blood pressure",
+# "пью эутирокс от гипотиреоза", "metformin for my diabetes" (a clinician charts the condition);
+# not someone else's ("my mom takes it for her diabetes"), not a question or a plan, not "stopped".
+_TAKES = rx(
+    r"\b(?:пью|принимаю|колю|мажу|выписали|назначили|пропил\w*|take|taking|took|i'?m\s+on|using|use)\b"
+    r"|\b(?:my|мои|свои)\s+(?:pills?|meds|medications?|tablets?|таблетк\w*|лекарств\w*)"
+)
+_NOT_TAKEN = rx(r"\b(?:stopped|quit|used\s+to|бросил\w*|перестал\w*|раньше)\b")
+
+
+def _taken_for(s: Sentence, term) -> bool:
+    start = s.clause(term.start)[0]
+    drugs = [t for t in find_terms(("drug",), s.text[: term.start]) if t.end <= term.start]
+    if not drugs and not _TAKES.search(s.low, start, term.start):
+        return False
+    head = s.low[: term.start]
+    if _NOT_TAKEN.search(head) or RELATIVE.search(head) or THIRD_PARTY.search(head):
+        return False
+    return not negated(s, term.start, term.end)
+
+
+# "эутирокс 50 мкг натощак, гипотиреоз после вторых родов", "metformin twice a day, type 2
+# diabetes since 2019": the clause opens with the condition right after a clause naming the drug.
+_CLAUSE_LEAD = rx(r"[\s,;:—–-]*(?:(?:and|и|а|also|ещё|еще|это|it'?s|for|от|для|при)\s+)?")
+
+
+def _after_drug(s: Sentence, term) -> bool:
+    start, _ = s.clause(term.start)
+    if start == 0 or not _CLAUSE_LEAD.fullmatch(s.low, start, term.start):
+        return False
+    if RELATIVE.search(s.low) or THIRD_PARTY.search(s.low) or hypothetical(s, term.start):
+        return False
+    before_start, before_end = s.clause(start - 1)
+    while before_start > 0 and not s.low[before_start:before_end].strip(" ,;:—–-"):
+        before_start, before_end = s.clause(before_start - 1)
+    return bool(find_terms(("drug",), s.text[before_start:before_end]))
+
+
 # A visit to a doctor ("went to urgent care last night", "был у врача", "сходила к терапевту"):
 # a diagnosis named right after it with no verb ("... . strep throat.", "..., ангина") is its verdict.
 _VISIT = rx(
@@ -513,7 +589,7 @@ def _after_visit(s: Sentence, term) -> bool:
     return start > 0 and visit_before(s, start) and verdict_said_bare(s.text[start:end].strip(" ,;:—–-"))
 
 
-def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
+def _personal(s: Sentence, term, ctx: Context, indication: bool = False) -> Draft | None:
     start, end = s.clause(term.start)
     doctor_said = _doctor_said(s, term)
     # "Бронхит прошёл": an impersonal end of an illness is the user's own.
@@ -525,6 +601,8 @@ def _personal(s: Sentence, term, ctx: Context) -> Draft | None:
         or _said_bare(s, term)
         or _listed_after_cue(s, term)
         or _after_visit(s, term)
+        or indication  # "lisinopril in the morning for blood pressure": what the drug is taken for
+        or _after_drug(s, term)
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))

@@ -6,8 +6,10 @@ import re
 from datetime import timedelta
 
 from ...domain.sections import FactStatus, Section
+from ..normalize import word_set
 from .cities import city_nominative
 from .dates import NUM, parse_number
+from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
 from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 SECTIONS = frozenset({Section.DEMOGRAPHICS})
@@ -36,7 +38,9 @@ _AGE = [
     rx(rf"\b(?:i\s+(?:just\s+)?turned|my\s+age\s+is|age\s*:)\s*(?P<age>(?P<n>{NUM}))\b"),
     rx(rf"^\s*(?P<age>(?P<n>{NUM})\s+(?:years?\s+old|лет|года)\b){_NOT_AGE_UNIT}(?!\s+назад)"),
     # "我今年32": this year's age with no 岁 (the Chinese rules read "32岁"); not "我爸今年61", "今年32周"
-    rx(r"(?:^|(?<=[\s，,;；。]))(?:我|本人)今年(?:已经|都|才|刚|也)?(?P<age>(?P<n>\d{1,3}))(?:了|啦)?(?=\s*$|\s*[，。,.;；！!？?])"),
+    rx(
+        r"(?:^|(?<=[\s，,;；。]))(?:我|本人)今年(?:已经|都|才|刚|也)?(?P<age>(?P<n>\d{1,3}))(?:了|啦)?(?=\s*$|\s*[，。,.;；！!？?])"
+    ),
 ]
 _BIRTH_YEAR = rx(
     r"\b(?:родил(?:ся|ась)\s+в|born\s+in|год\s+рождения\s*[:—-]?|year\s+of\s+birth\s*[:—-]?)\s*(?P<y>(?:19|20)\d\d)"
@@ -72,8 +76,10 @@ _WEIGHT = rx(
 )
 # "I'm 34, 170 cm and about 65 kg": a measure with its unit in a sentence about oneself, no verb
 _BARE_HEIGHT = rx(r"(?<![\w.,])(?P<v>1\d{2}|2[0-4]\d)\s*(?P<u>cm|см|厘米)(?!\w)")
-_BARE_WEIGHT = rx(r"(?<![\w.,])(?P<v>\d{2,3}(?:[.,]\d)?)\s*(?P<u>kg|кг|kilos?|公斤)(?!\w)")
-_ABOUT_ME = rx(r"\b(?:i'm|i\s+am|im|me|my|я|мне|мой|моя)\b|我")
+_BARE_WEIGHT = rx(r"(?<![\w.,])(?P<v>\d{2,3}(?:[.,]\d)?)\s*(?P<u>kg|кг|kilos?|кило(?:грамм\w*)?|公斤)(?!\w)")
+# a sentence about oneself: a first person, or the weight itself its subject with no one else
+# ("вес за зиму набрал, сейчас 92 кило", "weight's up, 92 kg now")
+_ABOUT_ME = rx(r"\b(?:i'm|i\s+am|im|me|my|я|мне|мой|моя)\b|我|^\W*(?:вес|weight)\b")
 # a change, not what one weighs: "lost 5 kg", "похудела на 10 кг", "瘦了10公斤"
 _CHANGE_BEFORE = rx(
     r"(?:lost|gained|gain|lose|put\s+on|dropped|down|up|minus|plus|more|less|похуд\w*|набрал\w*|сбросил\w*"
@@ -83,7 +89,10 @@ _CITY_WORDS = r"(?P<city>[\w-]+(?:\s+[\w-]+){0,2})"
 _LIVE_RU = r"\b(?:живу|проживаю|нахожусь|обитаю)\s+(?:сейчас\s+|теперь\s+)?в\s+(?:городе\s+|г\.\s*)?"
 _MOVED_RU = r"\b(?:переехал[аи]?|перебрал(?:ся|ась|ись))\s+(?:из\s+[\w-]+\s+)?(?:сюда\s+)?в\s+(?:город\s+)?"
 _LIVE_EN = r"\b(?:i\s+live|i'm\s+living|i\s+am\s+living|i'm\s+based|i\s+am\s+based|we\s+live)\s+in\s+"
-_MOVED_EN = r"\b(?:moved|relocated)\s+(?:from\s+[\w-]+(?:\s+[\w-]+)?\s+)?to\s+"
+_MOVED_EN = (
+    r"\b(?:moved|relocated)\s+(?:(?:down|up|over|out|back|all\s+the\s+way)\s+)?(?:from\s+[\w-]+(?:\s+[\w-]+)?\s+)?"
+    r"(?:(?:down|up|over|out|back)\s+)?to\s+"
+)
 # The grammatical case tells how to restore the nominative ("в Москве" -> Москва, "в Казань" -> Казань).
 _CITY = [
     (rx(_LIVE_RU + _CITY_WORDS), "loc"),
@@ -114,10 +123,13 @@ _PREGNANCY = [
     ),
     (
         rx(
-            r"\bкормлю\s+(?:ребенка\s+|малыша\s+|дочку\s+|сына\s+)?грудью\b|\bкормящая\s+мама\b"
+            r"\bкормлю\s+(?:(?:ее|её|его|их|ребенка|малыша|малышку|дочку|дочь|сына|младшую|младшего|ещё|еще|пока|до\s+сих"
+            r"\s+пор)\s+)*грудью\b|\bгрудью\s+(?:(?:ещё|еще|пока|до\s+сих\s+пор|всё\s+ещё)\s+)?кормлю\b"
+            r"|\bкормящая\s+мама\b"
             r"|\bя\s+кормящая\b|\bна\s+грудном\s+вскармливании\b|\bгрудное\s+вскармливание\b"
             r"|\b(?:i'm|i\s+am|im)\s+(?:currently\s+|still\s+|now\s+)?(?:breast-?\s?feeding|nursing)\b"
-            r"|\bi\s+(?:breast-?\s?feed|nurse\s+my\s+(?:baby|son|daughter))\b"
+            r"|\bi\s+(?:still\s+|currently\s+)?(?:breast-?\s?feed|nurse\s+(?:my\s+|the\s+)?(?:baby|son|daughter|little\s+one))\b"
+            r"|\bi'?m\s+(?:still\s+)?(?:breast-?\s?feeding|nursing)\s+(?:my|the|her|him)\b"
         ),
         "breastfeeding",
     ),
@@ -226,12 +238,35 @@ def _weight(s: Sentence) -> Draft | None:
     return _draft(s, m, "v", "weight_kg", {"weight_kg": value}) if 20 <= value <= 350 else None
 
 
+# One who writes all in lower case names the city so too ("moved down to tampa, sun every day"): a
+# single word after "moved to", the clause ending there (or a time after it), and no common word.
+_LOWER_CITY = rx(
+    r"(?P<w>[a-z][a-z-]{2,})(?=\s*(?:$|[,.;!?)]|\s+(?:and|in|last|this|with|for|when|after|since|a\s+year"
+    r"|two|three|few|back|recently)\b))"
+)
+_NOT_A_CITY = word_set(
+    "nights days evenings mornings weekends remote part-time full-time school college work home town "
+    "retirement assisted living care rehab it them there here him her us you better worse night day shift"
+)
+
+
+def _lower_case_city(s: Sentence, at: int) -> str | None:
+    if re.search(r"[A-ZА-ЯЁ]", s.text):
+        return None
+    m = _LOWER_CITY.match(s.low, at)
+    if m is None or m.group("w") in _NOT_A_CITY or m.group("w") in FUNCTION_WORDS:
+        return None
+    return city_nominative(m.group("w").capitalize(), "en")
+
+
 def _city(s: Sentence) -> Draft | None:
     for pattern, case in _CITY:
         m = pattern.search(s.low)
         if not m:
             continue
         city = city_nominative(s.text[m.start("city") : m.end("city")], case)
+        if city is None and case == "en":
+            city = _lower_case_city(s, m.start("city"))
         if city:
             return Draft(
                 Section.DEMOGRAPHICS,

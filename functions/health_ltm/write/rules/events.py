@@ -21,7 +21,7 @@ _SURGERY_CUE = rx(
     r"\b(?:удалили|удалял[аи]?|удален\w*|вырезали|прооперир\w*|оперировал\w*|операци\w*|шунтирован\w*"
     r"|стентирован\w*|поставили\s+стент\w*|кесарев\w*|эндопротезир\w*|\w+эктоми\w*|surgery|surgeries"
     r"|operation|operated|\bop\b|removed|taken\s+out|out\b|\w+ectomy|c-section|caesarean|cesarean|bypass"
-    r"|stent\w*|replacement|replaced"
+    r"|stent\w*|replacement|replaced|заменили|поменяли"
     # "had my knee scoped", "a knee scope in 2015": the surgeons' word for an arthroscopy
     r"|scoped?\b|артроскоп\w*)"
 )
@@ -235,9 +235,25 @@ def _procedures(s: Sentence, ctx: Context, taken: list[tuple[int, int]]) -> list
     return drafts
 
 
+# A joint replaced, said by the verb ("they replaced my right knee in 2023", "мне заменили левый
+# тазобедренный сустав"): that joint's replacement.
+_REPLACED_JOINT = rx(
+    r"\breplaced\s+(?:my|the|both)\s+(?:(?:left|right)\s+)?(?P<en>knee|hip|shoulder|ankle|elbow)s?\b"
+    r"|\b(?:заменили|поменяли)\s+(?:мне\s+)?(?:(?:левый|правый|оба)\s+)?"
+    r"(?P<ru>коленн\w*|тазобедренн\w*|плечев\w*|голеностопн\w*|локтев\w*)\s+сустав\w*"
+)
+
+
+def _replaced_joint(m: re.Match[str]) -> str:
+    if m.group("en"):
+        return f"{m.group('en')} replacement"
+    return f"замена {m.group('ru')[:-2]}ого сустава"
+
+
 def _surgery_phrases(s: Sentence) -> list[tuple[int, int, str]]:
     """(start, end, hint) of surgeries the table knows only under another name."""
     found = [(m.start(), m.end(), hint) for pattern, hint in _ORGAN_SURGERY for m in pattern.finditer(s.low)]
+    found += [(m.start(), m.end(), _replaced_joint(m)) for m in _REPLACED_JOINT.finditer(s.low)]
     for m in _SURGERY_ON.finditer(s.low):
         organ = m.group("en") or m.group(0).split()[0]
         hint = f"{organ} surgery"
@@ -292,12 +308,24 @@ def _zh_not_the_users(s: Sentence, a: int, b: int) -> bool:
     return bool(ZH_NEGATION.search(masked))
 
 
+# Someone else brought the user to it: "my daughter made me get both shots", "жена уговорила меня
+# сделать прививку", "my GP talked me into the flu jab": the vaccine is the user's.
+_MADE_ME = rx(
+    r"\b(?:made|had|got|convinced|talked|persuaded|pushed|forced|dragged|took|drove|booked)\s+me\b"
+    r"|\b(?:заставил\w*|уговорил\w*|отвел\w*|отвёл\w*|отвезл\w*|отвез\w*|записал\w*|повел\w*|повёл\w*)\s+меня\b"
+)
+
+
 def _vaccinations(s: Sentence, ctx: Context) -> list[Draft]:
     drafts, seen = [], set()
     for term in find_terms(("vaccine",), s.text):
         start, end = s.clause(term.start)
         cue = _VACCINE_CUE.search(s.low, start, end)
-        if cue is None or third_party_before(s, min(cue.start(), term.start)) or hypothetical(s, term.start):
+        first = min(cue.start(), term.start) if cue else term.start
+        brought = _MADE_ME.search(s.low, start, first)
+        if cue is None or hypothetical(s, term.start):
+            continue
+        if third_party_before(s, first) and brought is None:
             continue
         if term.entry.key in seen:
             continue

@@ -25,15 +25,41 @@ from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
 _PRONOUN = (
     r"(?:it|them|those|these|that\s+one|those\s+ones|the\s+(?:pills?|meds|medications?|tablets?|drugs?)"
 )
+# a drug named by its device or course ("stopped the inhaler", "мазь бросила", "finished the course")
+_PRONOUN += (
+    r"|(?:the|my|that)\s+(?:inhaler|puffer|nebuli[sz]er|cream|ointment|patch(?:es)?|antibiotics?|course|taper)"
+    r"|ингалятор\w*|мазь|мазью|крем|пластыр\w*|антибиотик\w*"
+)
 _PRONOUN += r"|их|его|ее|её|эти|это|таблетки|лекарство|лекарства|препарат|它|这个药|那个药|这药|那药)"
+_PUT_AWAY = r"(?:(?:в|на)\s+(?:ящик|шкаф|шкафчик|аптечку|стол|тумбочку|полку)|подальше)"
+# A course of a drug, not of massage or physio ("прошла курс массажа", "finished a course of PT")
+_COURSE = r"курс\b(?!\s+(?:массаж|физио|лфк|реабилит|психотерап|лечебн\w*\s+физ|упражнен))"
 _STOPPED = rx(
     rf"\b(?:stopped|quit|discontinued|ditched|dropped)\s+(?:taking\s+|using\s+)?{_PRONOUN}\b"
     rf"|\b(?:came|come|went|got)\s+off\s+{_PRONOUN}\b|\btook\s+me\s+off\s+{_PRONOUN}\b"
     rf"|\bno\s+longer\s+(?:take|taking|on)\s+{_PRONOUN}\b|\b(?:don'?t|do\s+not)\s+take\s+{_PRONOUN}\s+any\s?more\b"
     rf"|\b(?:бросил\w*|перестал\w*\s+(?:принимать|пить)|отменил\w*|прекратил\w*)\s+{_PRONOUN}\b"
     rf"|\b(?:перестал\w*|прекратил\w*)\s+{_PRONOUN}\s+(?:принимать|пить)\b"
-    rf"|\b{_PRONOUN}\s+(?:отменили|отменил\w*|бросил\w*|больше\s+не\s+(?:пью|принимаю))\b"
-    rf"|\bбольше\s+не\s+(?:пью|принимаю)\s+{_PRONOUN}\b"
+    rf"|\b{_PRONOUN}\s+(?:(?:тоже|уже|я)\s+)?(?:отменили|отменил\w*|бросил\w*|допил[аи]?|закончил[аи]?\b|пропил[аи]?\b"
+    r"|больше\s+не\s+(?:пью|принимаю|мажу|пользуюсь))\b"
+    rf"|\bбольше\s+не\s+(?:пью|принимаю|мажу|пользуюсь)\s+{_PRONOUN}\b"
+    # a course finished: "finished it", "done with the course", "допила курс", "курс закончила"
+    rf"|\b(?:finished|completed|done\s+with|through\s+with)\s+(?:taking\s+|using\s+)?(?:all\s+(?:of\s+)?)?{_PRONOUN}"
+    r"(?!\s+of\s+(?:physio|pt\b|therapy|rehab))"
+    rf"|\b(?:допил\w*|пропил\w*|проколол\w*|закончил\w*|завершил\w*|прош[её]л|прошла)\s+(?:весь\s+|полный\s+)?{_COURSE}"
+    rf"|\b{_COURSE}\s+(?:уже\s+)?(?:допил\w*|пропил\w*|закончил\w*|завершил\w*)"
+    # the way it is used ended, the drug unsaid: "перестала мазать", "больше не капаю"
+    r"|\b(?:бросил\w*|перестал\w*|прекратил\w*|закончил\w*)\s+(?:(?:его|её|ее|их)\s+)?(?:мазать|капать|закапывать"
+    r"|пшикать|колоть|клеить|наносить)\b|\b(?:больше|уже)\s+не\s+(?:мажу|капаю|закапываю|пшикаю|клею)\b"
+    r"|\b(?:мазать|капать|закапывать|пшикать|колоть|клеить|наносить)\s+(?:(?:его|её|ее|их|уже|тоже|я)\s+){0,2}"
+    r"(?:бросил\w*|перестал\w*|прекратил\w*|закончил\w*)"
+    # put away for good: "tossed the inhaler in the drawer", "убрала ингалятор в шкаф", "выкинула таблетки"
+    rf"|\b(?:tossed|threw|put|shoved|stuck|chucked|binned)\s+{_PRONOUN}\s+(?:away|out|(?:back\s+)?in(?:to)?\s+(?:the|a|my)"
+    r"\s+(?:drawer|cupboard|cabinet|closet|bin|trash|garbage))\b"
+    rf"|\b(?:убрал\w*|засунул\w*|закинул\w*)\s+{_PRONOUN}\s+{_PUT_AWAY}"
+    rf"|\b{_PRONOUN}\s+(?:(?:уже|тоже|я)\s+)?(?:убрал\w*|засунул\w*|закинул\w*)\s+{_PUT_AWAY}"
+    r"|\b(?:выкинул\w*|выбросил\w*)\s+(?:(?:эти|эту|этот|все|остатки)\s+)?(?:таблетк\w*|лекарств\w*|ингалятор\w*|мазь|крем"
+    r"|пластыр\w*|капли|антибиотик\w*)"
     r"|停了|不吃了|停药了|没再吃"
 )
 STOPPED_PRONOUN = _STOPPED  # for the resolver: the stop was said, not only implied by a switch

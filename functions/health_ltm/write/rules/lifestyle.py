@@ -7,7 +7,7 @@ import re
 from ...domain.sections import FactStatus, Section
 from ..normalize import find_terms
 from .dates import find_date, find_since, parse_number
-from .text import Context, Draft, Sentence, hypothetical, negated, rx, third_party_before
+from .text import Context, Draft, Sentence, hypothetical, negated, reported_speech, rx, third_party_before
 
 SECTIONS = frozenset({Section.LIFESTYLE})
 _NO = r"(?:не\s+ем|не\s+употребляю|не\s+пью|исключил\w*|избегаю|отказал(?:ся|ась)\s+от|без)"
@@ -154,6 +154,10 @@ _SMOKE_AMOUNT = rx(
     r"|(?P<cn>\d+|[a-z]+)\s+cigarettes\s+(?:a|per)\s+day"
     rf"|(?:штук\w*\s+)?(?P<bare>\d+|{_COUNT_WORDS})\s+(?:штук\w*\s+|cigs?\s+|smokes\s+)?(?:в|a|per)\s+(?:день|сутки|day)"
 )
+_DRINKS = (
+    r"(?:\d+(?:\s*[-–]\s*\d+)?|a\s+few|a\s+couple(?:\s+of)?|two|three|four|five|six|seven|eight|ten"
+    r"|пар[уы]|дв[ае]|тр[иеё]\w*|четыр\w*|пят\w*|шест\w*)"
+)
 _ALCOHOL = [
     (
         rx(
@@ -184,16 +188,26 @@ _ALCOHOL = [
     ),
     (
         rx(
-            r"\b(?:пью|выпиваю|употребляю)\s+(?:\w+\s+)?(?:алкогол\w*|спиртно\w*|пиво|вино|водку|коньяк|виски"
-            r"|крепкое)\b|\bвыпиваю\b|\bi\s+drink\s+(?:\w+\s+)?(?:alcohol|beer|wine|vodka|whiskey|socially"
-            r"|occasionally|regularly|a\s+lot|heavily|every\s+day|daily|on\s+weekends)\b|\bsocial\s+drinker\b"
+            r"\b(?:пью|пь[её]м|выпиваю|выпиваем|употребляю)\s+(?:\w+\s+)?(?:алкогол\w*|спиртно\w*|пиво|вино|водку"
+            r"|коньяк|виски|крепкое)\b|\bвыпиваю\b|\bвыпиваем\b|\bбуха(?:ю|ем)\b"
+            r"|\b(?:i|we)\s+drink\s+(?:\w+\s+)?(?:alcohol|beer|wine|vodka|whiskey|socially"
+            r"|occasionally|regularly|a\s+lot|heavily|every\s+day|daily|on\s+weekends)\b"
+            r"(?!\s+(?:of\s+)?(?:coffee|tea|milk|water|soda|juice|fluids))|\bsocial\s+drinker\b"
             r"|\bstill\s+drink(?:ing)?\b(?!\s+(?:coffee|tea|milk|water|soda|juice|fluids))"
+            # an amount of drinks: "we drink like 5-6 drinks fri and sat", "пью по 2-3 бокала вина"
+            rf"|\b(?:i|we)\s+(?:\w+\s+)?(?:drink|have|down)\s+(?:like\s+|about\s+|around\s+|maybe\s+|up\s+to\s+)?"
+            rf"{_DRINKS}\s+(?:drinks|beers|glasses|shots|pints|cans|bottles)\b"
+            rf"|\b(?:пью|пь[её]м|выпиваю|выпиваем)\s+(?:где-то\s+|примерно\s+|около\s+)?(?:по\s+)?{_DRINKS}\s+"
+            r"(?:бокал\w*|бутыл\w*|банк\w*|рюм\w*|стакан\w*|кружк\w*)"
         ),
         FactStatus.PRESENT,
     ),
 ]
 _ALCOHOL_HOW = [
-    (rx(r"по\s+выходным|on\s+weekends"), "weekends"),
+    (
+        rx(r"по\s+выходным|on\s+weekends|\bweekends?\b|\bfri(?:day)?s?\b|\bsat(?:urday)?s?\b|пятниц|суббот"),
+        "weekends",
+    ),
     (rx(r"каждый\s+день|ежедневно|every\s+day|daily"), "daily"),
     (rx(r"редко|rarely|occasionally|иногда|sometimes|socially|по\s+праздникам"), "occasionally"),
     (rx(r"много|часто|a\s+lot|heavily|regularly"), "regularly"),
@@ -280,7 +294,27 @@ def coffee_value(low: str) -> str | None:
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     drafts = _diet(s) + _smoking(s, ctx) + _vaping(s) + _alcohol(s, ctx) + _activity(s) + _coffee(s)
-    return [d for d in drafts if not third_party_before(s, d.span[1] - 1) and not hypothetical(s, d.span[0])]
+    return [
+        d
+        for d in drafts
+        if not (third_party_before(s, d.span[1] - 1) and not _said_in_first_person(s, d))
+        and not hypothetical(s, d.span[0])
+    ]
+
+
+# The habit said with a verb of the user's own ("жена ругается, что курю много", "my wife says I
+# smoke too much", "my roommate says chill, but we drink like 5 drinks"): someone else speaks, the
+# habit is the user's; unless it is their quoted words ("мама говорит: «я курю»").
+_FIRST_PERSON_HABIT = rx(
+    r"(?:курю|покуриваю|выпиваю|выпиваем|пью|пь[её]м|бухаю|бухаем|парю|вейплю|i\s+\w+|we\s+\w+|i'm\s+\w+)\b"
+)
+
+
+def _said_in_first_person(s: Sentence, draft: Draft) -> bool:
+    at = s.text.find(draft.name or "", draft.span[0]) if draft.name else -1
+    if at < 0 or reported_speech(s, at):
+        return False
+    return bool(_FIRST_PERSON_HABIT.match(s.low, at))
 
 
 def _draft(s: Sentence, start: int, end: int, hint: str, status: FactStatus, value: str, **dates) -> Draft:

@@ -101,11 +101,17 @@ _TIME = [
     (
         rx(
             r"\bпо\s+утрам\b|\bутром\b|\bс\s+утра\b|\bin\s+the\s+mornings?\b|\bevery\s+morning\b|\bmornings\b"
+            r"|\b(?:in\s+the|every)\s+am\b"
         ),
         "morning",
     ),
     (rx(r"\bв\s+обед\b|\bднем\b|\bat\s+(?:noon|lunch(?:time)?)\b|\bmidday\b"), "midday"),
-    (rx(r"\bпо\s+вечерам\b|\bвечером\b|\bin\s+the\s+evenings?\b|\bevery\s+evening\b"), "evening"),
+    (
+        rx(
+            r"\bпо\s+вечерам\b|\bвечером\b|\bin\s+the\s+evenings?\b|\bevery\s+evening\b|\b(?:in\s+the|every)\s+pm\b"
+        ),
+        "evening",
+    ),
     (rx(r"\bна\s+ночь\b|\bперед\s+сном\b|\bat\s+(?:night|bedtime)\b|\bbefore\s+bed\b"), "bedtime"),
 ]
 _INDICATION_PHRASE = rx(

@@ -19,7 +19,7 @@ from .chinese import about_the_user as zh_about_the_user
 from .dates import find_date, find_since
 from .medication_details import BARE_VALUE, details, dose_from_to, dose_near
 from .objects import _FUNCTION_WORDS
-from .text import NOW_LEAD, Context, Draft, Sentence, hypothetical, rx, third_party_before
+from .text import NOW_LEAD, THIRD_PARTY, Context, Draft, Sentence, hypothetical, rx, third_party_before
 
 SECTIONS = frozenset({Section.MEDICATIONS})
 _DRUG = ("drug",)
@@ -32,7 +32,8 @@ _OTHER_KINDS = ("allergen", "lifestyle", "condition", "symptom")
 _STOPPED, _PRESCRIBED, _ACTIVE = FactStatus.STOPPED, FactStatus.PRESCRIBED, FactStatus.ACTIVE
 _CHANGE_RU = r"(?:увеличил|уменьшил|снизил|повысил|поднял|изменил|поменял|скорректировал|удвоил|понизил)\w*"
 _CHANGE_EN = r"(?:increased|raised|upped|lowered|decreased|reduced|changed|adjusted|doubled|halved)"
-_TAKE_RU = r"(?:принимать|пить|колоть|использовать)"
+# a cream is put on, drops dripped, a patch stuck on: "перестала мазать", "начала капать"
+_TAKE_RU = r"(?:принимать|пить|колоть|использовать|мазать|капать|закапывать|пшикать|клеить|наносить)"
 # Devices a drug comes in that the user keeps at hand ("rescue inhaler", "ингалятор", "EpiPen")
 _DEVICE_EN = r"(?:(?:rescue\s+|emergency\s+)?(?:inhalers?|puffers?|nebulizer)|epi-?pens?|auto-?injector)"
 _DEVICE_RU = r"(?:ингалятор\w*|небулайзер\w*|баллончик\w*|шприц-ручк\w*|автоинъектор\w*)"
@@ -48,15 +49,16 @@ def _patterns(status: FactStatus, *patterns: str) -> list[tuple[re.Pattern[str],
 _CUES = [
     *_patterns(
         _STOPPED,
-        r"\b(?:больше|уже)\s+не\s+(?:принимаю|пью|колю|использую|пользуюсь)\b",
+        r"\b(?:больше|уже)\s+не\s+(?:принимаю|пью|колю|использую|пользуюсь|мажу|капаю|закапываю|пшикаю|клею)\b",
         rf"\b(?:перестала?|бросила?|прекратила?|закончила?)\s+(?:{_TAKE_RU}|прием|курс)\b",
-        r"\bотменил[аи]?\b|\bсняли\s+с\b|\bне\s+(?:принимаю|пью|колю)\b|\b(?:принимала?|пила?|колола?)\b",
+        r"\bотменил[аи]?\b|\bсняли\s+с\b|\bне\s+(?:принимаю|пью|колю|мажу|капаю)\b|\b(?:принимала?|пила?|колола?)\b",
         # "аторвастатин бросил месяц назад", "допил амоксиклав": the drug named first, then the end
         r"\b(?:бросила?|перестала?|прекратила?|допила?|пропила?\s+курс)\b(?!\s+(?:курить|пить\s+алкоголь))",
         r"\b(?:stopped|quit|discontinued|ceased)\b(?:\s+(?:taking|using))?",
         r"\bno\s+longer\s+(?:take|taking|on|use)\b|\b(?:don't|do\s+not|dont)\s+take\b|\bnot\s+taking\b",
         r"\b(?:came|come|went|got)\s+off\b|\btook\s+me\s+off\b|\b(?:i'm|i\s+am|im)\s+off\b",
         r"\bfinished\s+(?:my|the)\s+(?:course|prescription)\s+of\b",
+        r"\b(?:finished|completed)\s+(?:taking|using)\b",
         r"\bused\s+to\s+take\b|\b(?:took|was\s+taking|was\s+on)\b",
     ),
     *_patterns(
@@ -74,13 +76,15 @@ _CUES = [
         rf"\b(?:начала?|стала?)\s+(?:снова\s+)?{_TAKE_RU}\b|\bпродолжаю\s+(?:принимать|пить)\b",
         r"\bвернул(?:ся|ась)\s+к\b|\bтеперь\s+на\b",
         r"\b(?:take|takes|use|inject)\b|\btaking\b|\b(?:now|currently)\s+on\b",
+        # "still on my lisinopril", "по-прежнему на эналаприле"
+        r"\bstill\s+(?:on|taking|using)\b|\b(?:по-прежнему|до\s+сих\s+пор)\s+на\b(?=\s+[\w-]+[еи]\b)",
         r"\b(?:i\s+am|i'm|im)\s+(?:currently\s+|still\s+|now\s+)?(?:taking|on|using)\b",
         # "Doc started me on X", "the GP put me on X", "посадили на X": the treatment is under way
         r"\b(?:put|started|restarted|kept)\s+me\s+(?:back\s+)?on\b|\bпосадил[аи]?\s+(?:меня\s+)?на\b",
         # "i do have an inhaler, albuterol", "у меня есть ингалятор с сальбутамолом": a device
         # the user keeps is a drug in use (as needed, often), even after a "no" to "any medications?"
         r"\b(?:i\s+(?:do\s+|also\s+|still\s+|always\s+)?(?:have|carry|keep)|i've\s+got|i\s+have\s+got)"
-        rf"\s+(?:an?\s+|my\s+|some\s+)?{_DEVICE_EN}\b(?:\s*(?:with|of|for|:|—|-))?"
+        rf"\s+(?:an?\s+|my\s+|some\s+)?(?:[\w-]+\s+)?{_DEVICE_EN}\b(?:\s*(?:with|of|for|:|—|-))?"
         rf"|\bу\s+меня\s+(?:(?:есть|всегда|ещё|еще|тоже|с\s+собой)\s+){{0,3}}{_DEVICE_RU}"
         rf"(?:\s+(?:с|со)\b)?|\b(?:ношу|держу)\s+(?:с\s+собой\s+|при\s+себе\s+)?{_DEVICE_RU}(?:\s+(?:с|со)\b)?",
         r"\b(?:have|'ve|i've)\s+been\s+(?:taking|on|using)\b"
@@ -104,6 +108,33 @@ _CUES = [
         rf"\b{_CHANGE_RU}\s+(?:мне\s+)?(?:[\w-]+\s+){{1,2}}?(?=(?:со?\s+\d[\d.,]*\s*(?:[^\W\d]+\s+)?)?до\s+\d)",
     ),
 ]
+# Cues that only tell the status of a drug the table knows (never a new name after them): a patch
+# stuck on, a gum chewed ("клею никоретте пластырь", "chewing nicorette gum"); the user's own list
+# ("таблетки мои: конкор ...", "мои лекарства — ...", "my meds: ...", "remembered my pills, ...").
+_TABLE_ONLY_CUES = _patterns(
+    _ACTIVE,
+    r"\b(?:клею|наклеиваю|жую|рассасываю)\b|\b(?:wearing|chewing|wear|chew)\b",
+    r"\b(?:(?:мои|свои)\s+(?:таблетки|лекарства|препараты)|(?:таблетки|лекарства|препараты)\s+мои)\s*[:,—–-]"
+    r"|\b(?:my|current)\s+(?:meds|medications?|medicines?|pills|tablets)\s*(?:[:,—–-]|\s(?:are|include)\b)",
+)
+# A course finished, said of the drug right after it ("finished the prednisone taper", "done with
+# the Z-Pak", "completed my amoxicillin", "закончила курс амоксиклава" is a _CUES one): only that
+# drug, and only one the table knows ("finished the Witcher" names no drug).
+_DIRECT_STOP = rx(
+    r"\b(?:finished|completed|done\s+with|through\s+with|wrapped\s+up)\s+(?:off\s+)?"
+    r"(?:(?:my|the|all\s+(?:of\s+)?(?:my|the)|that|this|last\s+of\s+(?:my|the)|rest\s+of\s+(?:my|the))\s+)?"
+    r"(?:(?:last|final)\s+(?:dose|pill|tablet)s?\s+of\s+(?:my\s+|the\s+)?)?"
+)
+# ... or said after it: "z pack done", "the prednisone is finished", "amoxicillin course completed";
+# "антибиотик допила", "адвантан закончила мазать" (the _CUES stop verbs read that one).
+_DONE_AFTER = rx(
+    r"\s*(?:(?:course|pack|taper|prescription|round)\s+)?(?:(?:is|are|was|now|all|totally|finally|officially)\s+){0,2}"
+    r"(?:done|finished|completed)\b(?!\s+for\s+(?:the\s+day|today|tonight|this|now))"
+    r"|\s*(?:(?:course|pack|taper|prescription)\s+)?(?:is|was)\s+(?:all\s+)?over\b"
+    r"|\s*(?:(?:уже|тоже|я|наконец|благополучно)\s+){0,2}(?:допил[аи]?|закончил[аи]?|завершил[аи]?|пропил[аи]?)\b"
+    r"(?!\s+(?:работ|ремонт|учеб|школ|институт|универ|проект|дела))"
+)
+_NOT_BEFORE = rx(r"(?:\bnot|n't|\bне|\bещ[её]\s+не|\byet\s+to)\s+(?:(?:yet|fully|quite|уже)\s+)?$")
 # "the GP gave me sumatriptan", "врач дал мне ...": a prescription, when a doctor (or a hospital)
 # gives; only a drug named after the cue ("the doctor said amoxicillin gave me a rash" is no cue).
 _GIVEN = rx(
@@ -187,6 +218,8 @@ class _Cue:
     end: int
     advice: bool = False
     given: bool = False  # "gave me": a doctor's, and only for what follows
+    table_only: bool = False  # no unknown word after it is a drug name (_TABLE_ONLY_CUES)
+    direct: bool = False  # only for the drug right after it (_DIRECT_STOP)
 
 
 # "anything except X", "ничего, кроме X", "除了X": what follows is the exception to a "none"
@@ -203,7 +236,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     cues = _cues(s)
     drugs = _drugs(s, cues)
     drafts: list[Draft] = []
-    seen: set[tuple[str, FactStatus]] = set()
+    seen: dict[tuple[str, FactStatus], Draft] = {}
     for index, (a, b) in enumerate(drugs):
         cue = _cue_for(s, cues, a)
         if third_party_before(s, min(a, cue.start if cue else a)) or hypothetical(s, a):
@@ -211,15 +244,21 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         if index and _ITEM_NOT.search(s.low[drugs[index - 1][1] : a]):
             continue  # "metformin and not insulin", "метформин, но не инсулин": the item's own "not"
         status = _status(s, cue, a, b)
+        if status in (None, _PRESCRIBED) and _taken_after(s, cues, drugs, index, cue):
+            status = _ACTIVE  # "выписал лозап 50 утром, пью", "they said ibuprofen 600, i take it"
         if status is None:
             continue
         name = s.text[a:b]
         hint, normalized = _normalized(s, a, b)
-        if (normalized.key, status) in seen:
-            continue
-        seen.add((normalized.key, status))
         next_start = drugs[index + 1][0] if index + 1 < len(drugs) else len(s.text)
         attributes, last = details(s, a, b, next_start, drugs[index - 1][1] if index else 0)
+        if (normalized.key, status) in seen:
+            # "витамин Д, аквадетрим 2000 в день": one drug named twice; what the second name adds
+            earlier = seen[(normalized.key, status)]
+            if attributes.keys() - earlier.attributes.keys():
+                earlier.attributes = {**attributes, **earlier.attributes}
+                earlier.span = (earlier.span[0], max(earlier.span[1], s.evidence(a, max(b, last))[1]))
+            continue
         changed = cue is not None and bool(_CHANGED.search(s.low, cue.start, cue.end))
         new_dose = dose_from_to(s.low, b, s.clause(a)[1]) if status is _ACTIVE and changed else None
         if new_dose is not None:
@@ -241,18 +280,18 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             attributes["atc_code"] = normalized.code
         clause_low = s.low[slice(*s.clause(a))]
         start = min(a, cue.start) if cue else a
-        drafts.append(
-            Draft(
-                Section.MEDICATIONS,
-                s.evidence(start, max(b, last)),
-                name=name,
-                hint=hint,
-                status=status,
-                attributes=attributes,
-                valid_from=find_since(clause_low, ctx.today) if status is not _STOPPED else None,
-                valid_to=find_date(clause_low, ctx.today) if status is _STOPPED else None,
-            )
+        draft = Draft(
+            Section.MEDICATIONS,
+            s.evidence(start, max(b, last)),
+            name=name,
+            hint=hint,
+            status=status,
+            attributes=attributes,
+            valid_from=find_since(clause_low, ctx.today) if status is not _STOPPED else None,
+            valid_to=find_date(clause_low, ctx.today) if status is _STOPPED else None,
         )
+        seen[(normalized.key, status)] = draft
+        drafts.append(draft)
     drafts = _switched_from(s, ctx, cues, drafts)
     if not drafts and not drugs:
         drafts = taken_as_told(s, ctx)
@@ -325,7 +364,9 @@ _EN_OBJECT = (
 )
 _EN_TAKEN = rx(
     r"^\W*(?:(?:yes|yeah|yep|yup|sure|i\s+did|did|ok|okay)\b[\s,.!—–-]*)?(?:i\s+|i've\s+|i\s+have\s+)?"
-    rf"(?P<verb>took|taken|been\s+taking|used|finished|completed)\s+(?:all\s+(?:of\s+)?)?{_EN_OBJECT}"
+    r"(?:(?:already|just|also|now)\s+)?"
+    r"(?P<verb>took|taken|been\s+(?:taking|using)|used|finished|completed|(?:re)?started(?:\s+(?:taking|using))?"
+    rf"|began(?:\s+(?:taking|using))?|(?:am|'m)\s+(?:taking|using))\s+(?:all\s+(?:of\s+)?)?{_EN_OBJECT}"
     r"(?=\s*(?:$|[,.;!?—–-]|(?:for|as|every|each|twice|once|daily|until|till|and|but|like|exactly|all"
     r"|religiously|regularly|properly|already|yesterday|today|since)\b))"
 )
@@ -335,7 +376,10 @@ _RU_TIME = (
 )
 _RU_TAKEN = rx(
     r"^\W*(?:(?:да|ага|угу|конечно)\b[\s,.!—–-]*)?(?:я\s+)?(?:(?:его|её|ее|их)\s+)?"
-    r"(?P<verb>пил[аи]?|попил[аи]?|выпил[аи]?|пропил[аи]?|допил[аи]?|принимал[аи]?|попринимал[аи]?|пью"
+    # "я его уже неделю принимаю", "уже третий день пью"
+    rf"(?:(?:уже|сейчас|исправно|регулярно|каждый\s+день|(?:втор|трет|четверт|пят)\w+\s+(?:день|недел\w*)|{_RU_TIME})\s+){{0,3}}"
+    r"(?P<verb>(?:начал[аи]?|стал[аи]?)\s+(?:(?:его|её|ее|их)\s+)?(?:пить|принимать|колоть|мазать|капать|использовать)"
+    r"|пил[аи]?|попил[аи]?|выпил[аи]?|пропил[аи]?|допил[аи]?|принимал[аи]?|попринимал[аи]?|пью"
     r"|принимаю|колол[аи]?|прокол(?:ол)?[аи]?|закончил[аи]?\s+курс|пропил[аи]?\s+курс)"
     r"(?:\s+(?:его|её|ее|их))?"
     rf"(?=\s*(?:$|[,.;!?—–-]|{_RU_TIME}\b|(?:как|по|все|весь|курс|уже|до|и|а|но|вчера|сегодня|исправно"
@@ -375,6 +419,16 @@ def _cues(s: Sentence) -> list[_Cue]:
         for m in pattern.finditer(s.low)
     ]
     found += [_Cue(_PRESCRIBED, m.start(), m.end(), given=True) for m in _GIVEN.finditer(s.low)]
+    found += [
+        _Cue(status, m.start(), m.end(), table_only=True)
+        for pattern, status in _TABLE_ONLY_CUES
+        for m in pattern.finditer(s.low)
+    ]
+    found += [
+        _Cue(_STOPPED, m.start(), m.end(), table_only=True, direct=True)
+        for m in _DIRECT_STOP.finditer(s.low)
+        if not _NOT_BEFORE.search(s.low, 0, m.start())
+    ]
     # "больше не принимаю" also contains "принимаю": the longer, more specific cue wins.
     kept = [
         c
@@ -409,6 +463,8 @@ def _drugs(s: Sentence, cues: list[_Cue]) -> list[tuple[int, int]]:
         and not _form_of_a_neighbour(s, f, terms)
     ]
     for cue in cues:
+        if cue.table_only:
+            continue
         rest = s.low[cue.end :]
         skip = _SKIP_BEFORE_NAME.match(rest)
         offset = cue.end + (skip.end() if skip else 0)
@@ -457,7 +513,83 @@ def _looks_like_drug(s: Sentence, word: str, a: int, b: int) -> bool:
     return capitalised or bool(dose_near(s.low, b)) or bool(_INN_SUFFIX.search(word))
 
 
+# The user says they take the drug just named, after a prescription or with no verb at all
+# ("терапевт выписал лозап 50 утром, пью", "назначила аквадетрим 2000 в день, начала пить", "they
+# said ibuprofen 600 as needed, i take it every other day", "prescribed Lexapro, been taking it
+# since May"): the verb has no object of its own, or a pronoun.
+_TAKEN_AFTER = rx(
+    r"(?:^|[,;:—–(]|\b(?:и|но|а|вот)\b)\s*"
+    r"(?:(?:я|уже|сейчас|теперь|исправно|регулярно|его|её|ее|их|вот)\s+){0,3}"
+    rf"(?:пью|принимаю|колю|мажу|капаю|пользуюсь|клею|(?:начала?|стала?)\s+(?:(?:его|её|ее|их)\s+)?{_TAKE_RU})\b"
+    r"|\b(?:который|которую|которые|которым)\s+(?:я\s+)?(?:(?:уже|теперь|сейчас|и)\s+)?(?:пью|принимаю|мажу|капаю|колю"
+    r"|пользуюсь)\b"
+    r"|(?:^|[,;:—–(]|\b(?:and|but|so)\b)\s*(?:(?:i|i've|i\s+have|i'm|im|i\s+am)\s+)?(?:(?:already|now|also|still"
+    r"|just|actually)\s+)?(?:been\s+(?:taking|using|on)|(?:started|began)\s+(?:taking|using)|(?<=i\s)(?:take|use|started|began)"
+    r"|(?<=i'm\s)taking|(?<=im\s)taking|(?<=am\s)taking)\s+(?:it|them)\b"
+    r"|\bwhich\s+(?:i\s+|i've\s+|i'm\s+)(?:(?:now|still|already|also)\s+)?(?:take|use|been\s+taking|taking)\b"
+)
+
+
+def _taken_after(
+    s: Sentence, cues: list[_Cue], drugs: list[tuple[int, int]], index: int, cue: _Cue | None
+) -> bool:
+    """A "пью" / "i take it" after the drug at ``index`` (and the drugs of its own list, of the same
+    cue), with no other drug in between: the user takes it."""
+    end = len(s.text)
+    for x, _ in drugs[index + 1 :]:
+        if _cue_for(s, cues, x) is not cue:
+            end = x
+            break
+    m = _TAKEN_AFTER.search(s.low, drugs[index][1], end)
+    if (
+        m is None
+        or _NOT_YET.search(s.low)
+        or hypothetical(s, m.end() - 1)
+        or third_party_before(s, m.end() - 1)
+    ):
+        return False
+    # the verb's own object is a drug of its clause ("выписал лозап, пью ещё аспирин")
+    return not (end < len(s.text) and end < s.clause(m.end() - 1)[1])
+
+
+# "...the doctor said bronchitis. Gave me a Z-Pak": the giver is the one the story was about
+_SUBJECTLESS = rx(r"\W*(?:(?:and|then|also|so|и|потом|ещё|еще|также)\s+)?")
+# A drug said with its dose and schedule and no verb, in a story or a list ("конкор 5 утром", "а от
+# сахара глюкофаж 1000 утром и вечером", "lisinopril 10 in the am"): a regimen the user is on. Not
+# what someone said to do ("сказал пить конкор утром") nor what was ("раньше ...").
+_SCHEDULE = rx(
+    r"\bпо\s+утрам\b|\bутром\b|\bс\s+утра\b|\bпо\s+вечерам\b|\bвечером\b|\bна\s+ночь\b|\bперед\s+сном\b"
+    r"|\bнатощак\b|\b(?:\d|один|два|две|три|1|2|3)\s*раз(?:а)?\s+в\s+(?:день|сутки|неделю)\b|\bежедневно\b"
+    r"|\bкаждый\s+день\b|\bв\s+день\b|\bin\s+the\s+(?:am|pm|mornings?|evenings?)\b|\bevery\s+(?:morning|evening"
+    r"|night|day)\b|\bat\s+(?:night|bedtime)\b|\bbefore\s+bed\b|\b(?:once|twice)\s+(?:a|per)\s+day\b"
+    r"|\b(?:once|twice)\s+daily\b|\bdaily\b|\ba\s+day\b|\bqd\b|\bbid\b"
+)
+_REGIMEN_AFTER = rx(
+    r"\s*(?:по\s+)?(?:\d+(?:[.,]\d+)?|пол|половин\w*|одн[уа]|half|one)\s*(?:[^\W\d]+\.?\s*)?(?:,\s*)?"
+    rf"(?:{_SCHEDULE.pattern})"
+)
+_NOT_A_REGIMEN = rx(
+    r"\b(?:сказал\w*|велел\w*|советова\w*|посоветова\w*|рекомендова\w*|раньше|когда-то|было\s+время|said|told"
+    r"|suggest\w*|recommend\w*|advis\w*|used\s+to|before(?!\s+(?:bed|sleep|meals?|breakfast|food))|previously|ago"
+    r"|mention\w*|might|may|could|maybe|perhaps|possibly|упомина\w*|упомянул\w*|говорил\w*|может|возможно|назад)\b"
+)
+
+
+def _regimen(s: Sentence, a: int, b: int) -> bool:
+    """The drug at [a, b) is followed by its dose and a time to take it, with no verb: a regimen."""
+    end = s.clause(a)[1]
+    if _NOT_A_REGIMEN.search(s.low, 0, a) or _NOT_A_REGIMEN.search(s.low, b, end):
+        return False
+    if THIRD_PARTY.search(s.low, 0, a):
+        return False  # "мама: метформин 500 два раза в день" is hers
+    return bool(_REGIMEN_AFTER.match(s.low, b, end))
+
+
 def _cue_for(s: Sentence, cues: list[_Cue], pos: int) -> _Cue | None:
+    direct = [c for c in cues if c.direct and c.end == pos]
+    if direct:
+        return direct[0]  # "finished the prednisone": the drug right after it, whatever came before
+    cues = [c for c in cues if not c.direct]
     around = [c for c in cues if c.start <= pos < c.end]  # "increased my metformin dose"
     if around:
         return around[0]
@@ -470,15 +602,26 @@ def _cue_for(s: Sentence, cues: list[_Cue], pos: int) -> _Cue | None:
 
 
 def _status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | None:
+    if _DONE_AFTER.match(s.low, b) and not (cue and cue.direct):
+        return _STOPPED  # "z pack done", "the prednisone is finished"
     if cue is None:
         # An answer such as "Энап 5 мг по утрам" names a current drug with its dose.
         lead = s.low[s.clause(a)[0] : a].strip(" ,:-")
         if NOW_LEAD.fullmatch(lead):
             return _ACTIVE  # "..., сейчас только амлодипин", "now just metformin"
-        return _ACTIVE if dose_near(s.low, b) and lead in ("", "да", "yes", "ага", "sure") else None
+        if dose_near(s.low, b) and lead in ("", "да", "yes", "ага", "sure"):
+            return _ACTIVE
+        return _ACTIVE if _regimen(s, a, b) else None
     if cue.advice and not _DOCTOR.search(s.low):
         return None  # a friend's advice is not a prescription
-    if cue.given and (cue.start > a or not (_DOCTOR.search(s.low) or _THEY.match(s.low, s.clause(a)[0]))):
+    if cue.given and (
+        cue.start > a
+        or not (
+            _DOCTOR.search(s.low)
+            or _THEY.match(s.low, s.clause(a)[0])
+            or _SUBJECTLESS.fullmatch(s.low, 0, cue.start)
+        )
+    ):
         return None  # "amoxicillin gave me a rash", "a friend gave me some": no prescription
     if cue.status is _STOPPED and EXCEPT.search(s.low, cue.end, a):
         return _ACTIVE  # "I don't take anything except vitamin D": the exception is taken

@@ -8,7 +8,18 @@ from datetime import timedelta
 from ...domain.sections import FactStatus, Section
 from ..normalize import find_terms, normalize_name
 from .dates import find_onset_days
-from .text import Context, Draft, Sentence, hypothetical, negated, personal, rx, third_party_before
+from .text import (
+    FIRST_PERSON,
+    THIRD_PARTY,
+    Context,
+    Draft,
+    Sentence,
+    hypothetical,
+    negated,
+    personal,
+    rx,
+    third_party_before,
+)
 
 SECTIONS = frozenset({Section.SYMPTOMS})
 
@@ -42,6 +53,15 @@ _UNSAID_I = rx(
     r"\W*(?:(?:still|always|constantly|so|really|very|super|kinda|kind\s+of|pretty|feeling|feel|getting|again"
     r"|всё\s+ещё|все\s+еще|до\s+сих\s+пор|постоянно|опять|снова|всё\s+время|все\s+время|вечно)\s+)+"
 )
+# Impersonal aches and itches ("поясница ноет", "пучит", "руки обсыпало, чешется"): the speaker's,
+# where no one else was spoken of.
+_IMPERSONAL = rx(r"\b(?:ноет|ноют|ломит|пучит|чешется|чешутся|зудит|обсыпало|высыпало)\b")
+# "had a splitting headache on the plane", "got a rash from the sunscreen", "woke up with a sore
+# throat": a clause that opens with the verb of having, no subject said (the speaker's)
+_HAD_UNSAID = rx(
+    r"\W*(?:(?:and|but|then|so|also|just|still)\s+)*(?:had|got|getting|having|been\s+having|been\s+getting"
+    r"|woke\s+up\s+with|came\s+down\s+with|developed|ended\s+up\s+with)\s+(?:[\w'-]+\s+){0,3}?"
+)
 # What kind of cough ("кашель с мокротой", "сухой кашель", "a dry hacking cough"): charted with it.
 _KIND_BEFORE = rx(r"(?:(?:сухой|влажный|мокрый|лающий|dry|wet|hacking|chesty|productive|barking)\s+)+$")
 _KIND_AFTER = rx(
@@ -52,6 +72,48 @@ _HAS_KINDS = frozenset({"cough"})
 _RESOLVED = rx(
     r"\bпрош(?:ла|ел|ло|ли)\b|\bбольше\s+не\b|\bуже\s+не\b|\bспала\b|\bнормализовал\w*|\bgone\b"
     r"|\bwent\s+away\b|\bresolved\b|\bno\s+longer\b|\bstopped\b|\bnot\s+anymore\b|\bany\s?more\b|\bused\s+to\b"
+    # "no more nausea", "температуры больше нет / давно нет", "the rash cleared up", "сыпь сошла"
+    r"|\bno\s+more\b|\b(?:больше|давно|уже)\s+нет\b|\bнет\s+больше\b|\bcleared(?:\s+up)?\b|\bsubsided\b"
+    r"|\bdisappeared\b|\bсошл[аио]\b|\bсош[её]л\b|\bисчезл[аио]\b|\bисчез\b|\bпрекратил(?:ся|ась|ось|ись)\b"
+)
+# A recovery said of the whole complaint ("all cleared up", "totally fine now", "всё прошло", "лор
+# сказал всё чисто"): in its own clause, nothing named. Shared with conditions (acute diagnoses).
+_OVER = (
+    # (a bare "gone" may be the inhaler asked about: "all gone", "completely gone" is the complaint)
+    r"(?:прош(?:ло|ла|ли|[её]л)|зажил[оаи]?|сошл[оаи]|сош[её]л|исчезл[оаи]|cleared(?:\s+up)?"
+    r"|(?:all|completely|totally|pretty\s+much|entirely)\s+gone|went\s+away"
+    r"|healed(?:\s+up)?|resolved|disappeared|(?:totally|completely|fully|all|100%|полностью|совсем|абсолютно)\s+"
+    r"(?:fine|better|well|recovered|healed|clear|good|normal|здоров\w*|прошло|нормально|в\s+порядке)"
+    r"|(?:всё|все)\s+чисто|all\s+clear|back\s+to\s+normal|выздоровел\w*|recovered|поправил(?:ся|ась))"
+)
+_OVER_LEAD = (
+    r"(?:(?:ok|okay|well|so|yes|yeah|yep|yay|да|ну|ой|вот|и|а|and|but|now|finally|сейчас|теперь|уже|наконец|вроде"
+    r"|it'?s|it\s+(?:has|is)|it|they'?re|they\s+(?:have|are)|i'?m|i\s+am|i'?ve|i\s+have|всё|все|everything'?s"
+    r"|everything(?:\s+(?:is|has))?|all|слава\s+богу|thank\s+god|thankfully)\s+"
+    # a doctor's word on it: "лор сказал всё чисто", "the doctor said it's all cleared up"
+    r"|[\w-]+\s+(?:сказал\w*|said|says)\s+(?:что\s+|that\s+)?)*"
+)
+_RECOVERED_CLAUSE = rx(
+    rf"\W*{_OVER_LEAD}{_OVER}(?:\s+(?:now|up|completely|totally|thankfully|сейчас|уже|совсем|полностью"
+    r"|слава\s+богу))*\W*"
+)
+# A recovery in the sentence ("totally fine now, no cough, no wheezing"): a "no" there is an end.
+_RECOVERY = rx(
+    r"\b(?:totally|completely|fully|all|100%|полностью|совсем|абсолютно)\s+(?:fine|better|well|recovered|healed"
+    r"|clear|good|normal|здоров\w*|прошло|нормально)\b|\ball\s+(?:cleared\s+up|clear|gone|healed)\b"
+    r"|\b(?:всё|все)\s+(?:прошло|чисто|зажило)\b|\bвыздоровел\w*|\brecovered\b|\bback\s+to\s+normal\b"
+)
+# The end told in a later clause with no subject of its own: "a pounding headache, figured it was
+# the altitude, went away once we got lower", "голова болела весь день, к вечеру прошла".
+_GONE_LATER = rx(
+    r"[\s,;:—–-]*(?:(?:and|but|then|which|it|that|и|а|но|потом|затем|к\s+\w+|она|он|оно|они)\s+)*"
+    r"(?:(?:finally|eventually|soon|quickly|just|already|completely|totally|наконец|быстро|уже|сама|сам|само|сами"
+    r"|совсем|полностью)\s+)*(?:went\s+away|go(?:ne)?\s+away|cleared\s+up|disappeared|subsided"
+    # a Russian past verb may be the speaker's own ("прошла обследование", "ушла домой"): the end is a
+    # bare verb, or one with when or how it ended
+    r"|(?:прош(?:ла|[её]л|ло|ли)|ушл[аио]|уш[её]л|исчезл[аио]|исчез|сошл[аио]|сош[её]л|отпустил[аио]?"
+    r"|прекратил(?:ся|ась|ось|ись))(?=\s*$|\s+(?:сама|сам|сами|само|быстро|к\s+\w+|через\s+\w+|после\s+\w+"
+    r"|за\s+\w+|утром|вечером|ночью|дн[её]м|уже|совсем|полностью|наконец|бесследно)\b))"
 )
 _SEVERITY = [
     (
@@ -70,11 +132,19 @@ _ALLERGY_CONTEXT = rx(r"аллерг|allerg")  # "allergic to X, I get hives" de
 # Symptoms said as a verb ("не могу перестать кашлять", "меня тошнит"): the table holds nouns.
 _VERB_SYMPTOMS = [
     (rx(r"\bкашля\w*|\bпокашлива\w*|\bcoughing\b"), "кашель", "cough"),
-    (rx(r"\bтошнит\b|\bподташнивает\b|\bnauseous\b"), "тошнота", "nausea"),
+    (rx(r"\bтошнит\b|\bподташнивает\b|\bтошнил[оа]\b|\bподташнивал[оа]\b|\bnauseous\b"), "тошнота", "nausea"),
     (rx(r"\bчиха(?:ть|ю)\b|\bрасчихал\w*"), "чихание", "sneezing"),
     (rx(r"\bзнобит\b|\bshivering\b"), "озноб", "chills"),
     (
-        rx(r"\bне\s+могу\s+(?:уснуть|заснуть|спать)\b|\bcan'?t\s+sleep\b|\bcannot\s+sleep\b"),
+        rx(
+            r"\bне\s+могу\s+(?:уснуть|заснуть|спать)\b|\bcan'?t\s+sleep\b|\bcannot\s+sleep\b"
+            # "не сплю нормально уже месяц", "плохо сплю", "I'm barely sleeping", "can't fall asleep"
+            r"|\bне\s+сплю\s+(?:нормально|ночами|по\s+ночам|совсем|толком|уже|несколько|который|вторую|третью"
+            r"|неделю|месяц\w*)\b|\b(?:совсем|толком|почти|нормально|ночами|по\s+ночам)\s+не\s+сплю\b"
+            r"|\bплохо\s+сплю\b|\bсплю\s+(?:плохо|урывками)\b|\bне\s+высыпаюсь\b|\b(?:barely|hardly)\s+sleep(?:ing)?\b"
+            r"|\bnot\s+(?:been\s+)?sleeping\s+(?:well|much|at\s+night|properly)\b"
+            r"|\bcan'?t\s+(?:fall|stay)\s+asleep\b|\btrouble\s+(?:falling|staying)\s+asleep\b"
+        ),
         "бессонница",
         "insomnia",
     ),
@@ -107,6 +177,11 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                 verbs[(m.start(), m.end())] = ru if re.search(r"[а-я]", m.group(0)) else en
     drafts: list[Draft] = []
     seen: set[str] = set()
+    recovery = _RECOVERY.search(s.low)
+    if recovery is not None and (
+        third_party_before(s, recovery.start()) or hypothetical(s, recovery.start())
+    ):
+        recovery = None
     for a, b in sorted(mentions):
         if third_party_before(s, a) or hypothetical(s, a) or _INDICATION_BEFORE.search(s.low[:a]):
             continue
@@ -121,9 +196,19 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             or said_as_verb
             or answering
             or bool(_UNSAID_I.fullmatch(s.low, start, a))
+            # weaker cues, only where no one else has been spoken of ("my son came home, arms all red")
+            or (
+                _no_one_else(s, a, ctx)
+                and (
+                    bool(_IMPERSONAL.search(clause))
+                    or bool(_HAD_UNSAID.fullmatch(s.low, start, a))
+                    or ((a, b) not in site_pains and _body_said(s, start, a))
+                    or _listed_after_self(s, start, end, mentions)
+                )
+            )
         )
         # "понос прошёл", "the diarrhea stopped": an impersonal end of a symptom is the speaker's
-        said_by_user = said_by_user or bool(_RESOLVED.search(clause))
+        said_by_user = said_by_user or bool(_RESOLVED.search(clause)) or recovery is not None
         if not (said_by_user or onset is not None):
             continue
         name = s.text[a:b]
@@ -144,7 +229,11 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         elif _RESOLVED.search(clause):
             status = FactStatus.RESOLVED
         elif negated(s, a, b) or ((a, b) in site_pains and _INNER_NEGATION.search(s.low, a, b)):
-            status = FactStatus.ABSENT  # "живот не болит", "my knee doesn't hurt": the site before the no
+            # "живот не болит", "my knee doesn't hurt": the site before the no; but "totally fine now,
+            # no cough, no wheezing" tells that they are over
+            status = FactStatus.RESOLVED if recovery is not None else FactStatus.ABSENT
+        elif _gone_later(s, end, mentions):
+            status = FactStatus.RESOLVED
         else:
             status = FactStatus.PRESENT
         attributes: dict = {}
@@ -171,7 +260,91 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                 valid_from=valid_from,
             )
         )
+    if not mentions:
+        drafts += recovered(s, Section.SYMPTOMS, ctx)
     return drafts
+
+
+# "всё", "all", "totally": the whole complaint, however the question was put
+_WHOLE = rx(r"\b(?:всё|все|all|everything|totally|completely|fully|полностью|совсем|чисто)\b")
+
+
+def recovered(s: Sentence, section: Section, ctx: Context | None = None) -> list[Draft]:
+    """ "всё прошло", "all cleared up!", "totally fine now": a recovery that names nothing, for the
+    complaint in focus (write/focus.py picks it: the one named before in this fragment or by the
+    question, else the one current); a drafted end with no name, never a guess. After a question
+    about a drug ("Still have the inhaler?" / "it's gone") it must say the whole thing is over."""
+    about_drugs = ctx is not None and Section.MEDICATIONS in ctx.asked
+    for start, end in _clauses(s):
+        if not _RECOVERED_CLAUSE.fullmatch(s.low, start, end):
+            continue
+        if about_drugs and not _WHOLE.search(s.low, start, end):
+            continue
+        if third_party_before(s, start) or hypothetical(s, start) or negated(s, start, end):
+            continue
+        a, b = start, end
+        while a < b and not s.low[a].isalnum():
+            a += 1
+        return [Draft(section, s.evidence(a, b), status=FactStatus.RESOLVED, refers_to_focus=True)]
+    return []
+
+
+def _clauses(s: Sentence) -> list[tuple[int, int]]:
+    out, pos = [], 0
+    while pos < len(s.low):
+        start, end = s.clause(pos)
+        if s.low[start:end].strip(" ,;:—–-()"):
+            out.append((start, end))
+        pos = max(end, pos + 1)
+    return out
+
+
+def _no_one_else(s: Sentence, pos: int, ctx: Context) -> bool:
+    """No other person is named before ``pos`` in the sentence, nor in focus from before."""
+    return ctx.relative_in_focus is None and not THIRD_PARTY.search(s.low, 0, pos)
+
+
+# A body part told of with no one else's possessive ("both arms blistered up and itchy", "руки и
+# живот обсыпало"): in the user's own message, the user's body (a named symptom; a pain by its site
+# needs a word of the user's: "от него живот болел" may be a reaction told of the past).
+_OTHERS_POSSESSIVE = rx(r"\b(?:his|her|their|its|его|её|ее|их)\b")
+
+
+def _body_said(s: Sentence, start: int, at: int) -> bool:
+    """A body part opens the clause before the symptom at ``at`` (not "a common side effect")."""
+    if _OTHERS_POSSESSIVE.search(s.low, start, at):
+        return False
+    return bool(find_terms(("body_site",), s.text[start:at]))
+
+
+_LIST_GLUE = rx(
+    r"[\s,;]*(?:(?:and|or|plus|also|too|then|и|или|а\s+также|плюс|ещё|еще|тоже|потом|sometimes|иногда)\b[\s,;]*)*"
+)
+
+
+def _listed_after_self(s: Sentence, start: int, end: int, mentions: list[tuple[int, int]]) -> bool:
+    """ "my stomach is NOT happy, nausea and the runs": a clause that is only symptoms, in a sentence
+    about the speaker's own self (a first person, no one else)."""
+    if start == 0 or not FIRST_PERSON.search(s.low, 0, start) or THIRD_PARTY.search(s.low):
+        return False
+    cursor = start
+    for a, b in sorted(m for m in mentions if start <= m[0] < end):
+        if not _LIST_GLUE.fullmatch(s.low, cursor, a):
+            return False
+        cursor = b
+    return cursor > start and bool(_LIST_GLUE.fullmatch(s.low, cursor, len(s.low[:end].rstrip(" .!?…"))))
+
+
+def _gone_later(s: Sentence, after: int, mentions: list[tuple[int, int]]) -> bool:
+    """A later clause of the sentence, before any other symptom, opens with the symptom's end."""
+    for start, end in _clauses(s):
+        if start < after:
+            continue
+        if any(start <= a < end for a, _ in mentions):
+            return False
+        if _GONE_LATER.match(s.low, start, end):
+            return True
+    return False
 
 
 _INNER_NEGATION = rx(r"\b(?:не|нет|not|no)\b|n't\b")

@@ -1,0 +1,85 @@
+"""What talking to the local stack found (2026-12-01): the condition a named drug is taken for,
+an inhaler named with its drug in front, and Chinese answers that stop a drug or keep a habit."""
+
+from __future__ import annotations
+
+import pytest
+
+from health_ltm.domain.models import Role
+from health_ltm.domain.sections import FactStatus, Section
+from tests.unit.test_dialogue_memory import Dialogue
+
+A, U = Role.ASSISTANT, Role.USER
+M, CC, LI = Section.MEDICATIONS, Section.CHRONIC_CONDITIONS, Section.LIFESTYLE
+
+
+@pytest.mark.parametrize(
+    ("drugs", "question", "answer", "condition"),
+    [
+        ("конкор 5 утром", "По какому поводу вы пьёте конкор?", "гипертония, давно", "hypertension"),
+        ("конкор 5 утром", "А конкор по какому поводу?", "давление высокое было, гипертония", "hypertension"),
+        ("lisinopril 10 daily", "What do you take the lisinopril for?", "hypertension", "hypertension"),
+        ("lisinopril 10 daily", "what's the lisinopril for?", "high blood pressure", "hypertension"),
+    ],
+)
+def test_the_condition_a_named_drug_is_taken_for_is_the_users(drugs, question, answer, condition):
+    d = Dialogue()
+    d.say((A, "Which medicines do you take?"), (U, drugs), (A, question), (U, answer))
+    assert d.fact(CC, condition) is not None
+
+
+def test_a_reason_for_a_visit_is_not_read_as_a_drugs_indication():
+    d = Dialogue()
+    d.say((A, "По какому поводу обращались к врачу?"), (U, "горло болело"))
+    assert d.keys(CC) == set()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["oh and i do have a salbutamol inhaler, only when i need it", "i also keep my ventolin inhaler on me"],
+)
+def test_an_inhaler_named_with_its_drug_in_front_is_a_drug_in_use_after_a_no(answer):
+    d = Dialogue()
+    d.say((A, "Any medications at the moment?"), (U, "no"))
+    d.say((A, "Any long-term conditions?"), (U, f"asthma. {answer}"))
+    fact = d.fact(M, "salbutamol")
+    assert fact is not None and fact.status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("抽烟喝酒吗？", "早就不抽了 戒了三年 啤酒周末喝点"),
+        ("Курите? Алкоголь?", "бросил курить лет пять назад, а вино пью по выходным"),
+        ("Do you smoke or drink?", "quit smoking years ago, i drink wine most weekends"),
+    ],
+)
+def test_a_habit_given_up_does_not_end_the_other_habit_in_the_same_answer(question, answer):
+    d = Dialogue()
+    d.say((A, question), (U, answer))
+    smoking, alcohol = d.fact(LI, "smoking"), d.fact(LI, "alcohol")
+    assert smoking is not None and smoking.status is FactStatus.STOPPED
+    assert alcohol is not None and alcohol.status is FactStatus.PRESENT
+
+
+def test_both_habits_given_up_in_one_answer_are_both_ended():
+    d = Dialogue()
+    d.say((A, "Курите? Алкоголь?"), (U, "раньше и курил, и пил, всё бросил"))
+    assert all(d.fact(LI, key).status is FactStatus.STOPPED for key in ("smoking", "alcohol"))
+
+
+FH = Section.FAMILY_HISTORY
+
+
+@pytest.mark.parametrize(
+    ("answer", "relative_key"),
+    [
+        ("mum - asthma, dad - high blood pressure", "father:hypertension"),
+        ("мама: астма. отец — гипертония", "father:hypertension"),
+    ],
+)
+def test_a_relative_written_as_a_label_before_the_condition_is_family_history(answer, relative_key):
+    d = Dialogue()
+    d.say((A, "Any illnesses in the family?"), (U, answer))
+    assert d.fact(FH, relative_key) is not None
+    assert d.keys(CC) == set()  # never the user's own
