@@ -488,7 +488,7 @@ def run(config, *, limit: int | None = None, extractor=None) -> dict[str, Any]:
             "heldout_recall_shown": splits["heldout"].row()["recall_shown"] if "heldout" in splits else None,
             **{
                 f"{split}_{figure}": splits[split].row()[figure] if split in splits else None
-                for split in ("blind_held", "blind2_held", "blind3_held")
+                for split in ("blind_held", "blind2_held", "blind3_held", "blind4_held")
                 for figure in ("recall_shown", "precision_shown")
             },
             "fragments_rejected": rejected,
