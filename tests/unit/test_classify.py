@@ -814,3 +814,17 @@ def test_a_child_named_by_age_or_a_spouse_without_a_pronoun_is_someone_else(clas
 def test_a_drug_stopped_for_an_operation_does_not_read_demographics(classifier):
     result = sections_of(classifier, "shoulder surgery next month, do i stop my warfarin before?")
     assert {M, SU} <= result and DE not in result
+
+
+def test_exercise_after_an_operation_with_a_disease_keeps_the_training_habits(classifier):
+    # dropped_beside drops lifestyle beside the operation; kept_beside keeps it beside a disease
+    assert LI not in sections_of(classifier, "через месяц после операции на колене можно бегать?")
+    with_disease = "через месяц после операции на колене можно бегать с моим диабетом?"
+    assert {LI, SU, CC} <= sections_of(classifier, with_disease)
+
+
+def test_kept_beside_must_name_a_dropped_section():
+    spec = load_query_classes().classes["exercise_activity"].model_dump()
+    spec["kept_beside"] = {"injuries": ["diagnosis_condition"]}
+    with pytest.raises(ValueError, match="kept_beside"):
+        type(load_query_classes().classes["exercise_activity"]).model_validate(spec)

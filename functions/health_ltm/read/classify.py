@@ -114,6 +114,9 @@ class QueryClassSpec(BaseModel):
     # Sections this class leaves to a class beside it: beside an injury or an operation, "when can
     # I run again" is about the injury, not the user's training habits.
     dropped_beside: dict[Section, tuple[str, ...]] = Field(default_factory=dict)
+    # ... unless one of these classes is beside too: running after an operation *with a disease*
+    # is exercise with that disease again, where the training habits matter.
+    kept_beside: dict[Section, tuple[str, ...]] = Field(default_factory=dict)
     # Sections this class leaves out when the question names a drug: in "можно но-шпу, тянет живот?"
     # or "zyrtec makes me drowsy" the symptom is the drug's context or its effect, not a new illness.
     named_drug_drops: tuple[Section, ...] = ()
@@ -133,11 +136,17 @@ class QueryClassSpec(BaseModel):
             raise ValueError("alone_sections must be a proper subset of sections")
         if not set(self.dropped_beside) | set(self.named_drug_drops) <= set(self.sections):
             raise ValueError("dropped_beside and named_drug_drops must name sections of the class")
+        if not set(self.kept_beside) <= set(self.dropped_beside):
+            raise ValueError("kept_beside must name sections of dropped_beside")
         return self
 
     def sections_beside(self, others: set[str], named_drug: bool = False) -> tuple[Section, ...]:
         """The sections of this class beside the other selected classes (and a named drug)."""
-        dropped = {section for section, beside in self.dropped_beside.items() if others & set(beside)}
+        dropped = {
+            section
+            for section, beside in self.dropped_beside.items()
+            if others & set(beside) and not others & set(self.kept_beside.get(section, ()))
+        }
         if named_drug:
             dropped |= set(self.named_drug_drops)
         if others - set(self.alone_beside):
@@ -237,6 +246,7 @@ class QueryClassesData(BaseModel):
             named = set(spec.boosted_by) | set(spec.absorbs) | set(spec.absorbs_weak) | set(spec.requires_any)
             named |= set(spec.alone_beside)
             named |= {other for beside in spec.dropped_beside.values() for other in beside}
+            named |= {other for beside in spec.kept_beside.values() for other in beside}
             if name.startswith("@") or not named <= set(self.classes) - {name}:
                 raise ValueError(f"bad class name, or a bad class named in {name!r}")
         for kind, terms in self.named_entities.items():
