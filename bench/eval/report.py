@@ -34,6 +34,7 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("needs fresh5", "by what the answer needs, fresh5 (written blind; tuned on since)", "same"),
             ("needs fresh6", "by what the answer needs, fresh6 (written blind; tuned on since)", "same"),
             ("needs fresh8", "by what the answer needs, fresh8 (written blind; tuned on since)", "same"),
+            ("needs fresh9", "by what the answer needs, fresh9 (written blind; tuned on since)", "same"),
             ("needs fresh7", "by what the answer needs, fresh7 (written blind, held apart)", "same"),
             ("recall", "recall (micro), class-map labels", ""),
             ("precision", "precision (micro), class-map labels", ""),
