@@ -83,3 +83,42 @@ def test_a_relative_written_as_a_label_before_the_condition_is_family_history(an
     d.say((A, "Any illnesses in the family?"), (U, answer))
     assert d.fact(FH, relative_key) is not None
     assert d.keys(CC) == set()  # never the user's own
+
+
+AL = Section.ALLERGIES
+
+
+@pytest.mark.parametrize(
+    "take_back",
+    [
+        "actually no, the penicillin allergy was my sister, not me",
+        "scratch that about the penicillin allergy",
+    ],
+)
+def test_a_take_back_naming_what_it_takes_back_asks_before_dropping_a_stored_allergy(take_back):
+    d = Dialogue()
+    d.say((U, "I'm allergic to penicillin"), session="s1")
+    d.say((U, take_back), session="s2")
+    # an allergy wrongly dropped is the dangerous direction: held for the assistant to confirm
+    assert d.fact(AL, "penicillin") is not None
+    assert [c.reason for c in d.memory.clarifications] == ["retracted_mention"]
+
+
+def test_a_take_back_in_the_same_conversation_voids_the_mention():
+    d = Dialogue()
+    d.say((U, "I'm allergic to penicillin"), (U, "scratch that about the penicillin, it was my sister"))
+    assert d.fact(AL, "penicillin") is None
+
+
+@pytest.mark.parametrize(
+    ("messages", "meant"),
+    [
+        (("I take codeine for my knee", "scratch that, I meant tramadol"), "tramadol"),
+        (("пью кетонал от спины", "нет, не так, я имела в виду кеторол"), "ketorolac"),
+    ],
+)
+def test_the_name_meant_instead_takes_the_place_of_the_one_taken_back(messages, meant):
+    d = Dialogue()
+    d.say(*((U, text) for text in messages))
+    assert d.keys(M) == {meant}
+    assert d.fact(M, meant).status is FactStatus.ACTIVE

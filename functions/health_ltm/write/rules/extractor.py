@@ -20,7 +20,7 @@ from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK, fold_in_place
 from ...ports import Clock
 from ..dialogue import AnswerShape, affirms, answer_shape, question_of
-from ..normalize import normalize_name
+from ..normalize import find_terms, kinds_for, normalize_name
 from . import (
     allergies,
     answers,
@@ -44,6 +44,7 @@ from .text import (
     Draft,
     Sentence,
     edge_trim,
+    rx,
     split_sentences,
 )
 
@@ -152,10 +153,12 @@ class RuleExtractor:
                     out += [a for a in confirmed if a.section not in said]
             if Section.ALLERGIES in asked:
                 drafts = _reactions_are_not_symptoms(drafts)
+            taken_back: list[int] = []
             if reading.takes_back_previous_message:
                 # A bare "scratch that": the user takes back what their previous message said.
                 for i in previous_message:
                     out[i] = out[i].model_copy(update={"retracted": True})
+                taken_back = list(previous_message)
             habits = {x.slot for x in subjects if x.section is Section.LIFESTYLE and x.slot}
             if habits:  # "Спортом занимаетесь?" / "бегаю по утрам": asked and answered, as explicit
                 drafts = [  # as "remember this" (a habit said in passing waits for a second mention)
@@ -175,6 +178,8 @@ class RuleExtractor:
                     current.append(len(out))
                     out.append(assertion)
             current += _put_right(out, current, message.text)
+            voided_here = [i for i in current if out[i].retracted]
+            current += _meant_instead(out, taken_back + voided_here, message.text)
             previous_message = current or previous_message
         return out
 
@@ -239,7 +244,18 @@ class RuleExtractor:
                 # "I said I'm allergic to codeine — scratch that": what precedes the marker is void;
                 # a bare "Scratch that." voids the previous sentence, or the previous message.
                 before = [d for d in found if d.span[1] <= retraction.start()]
-                voided = before or ([] if found else previous)
+                # ... by where its name is said (a draft's evidence may span the marker); a denial the
+                # rules already read ("не у меня, а у мужа": absent) stays as read
+                before = before or [
+                    d
+                    for d in found
+                    if d.status is not FactStatus.ABSENT
+                    and _named_at(d, sentence.low, end=retraction.start())
+                ]
+                about = _ABOUT.match(sentence.low, retraction.end())
+                # "scratch that about the sulfa allergy": what the marker is about is void too
+                after = [d for d in found if about and _named_at(d, sentence.low, start=about.end())]
+                voided = before or after or ([] if found else previous)
                 for d in voided:
                     d.retracted = True
                 if not voided and not reading.drafts:
@@ -324,6 +340,37 @@ def _put_right(out: list[Assertion], current: list[int], text: str) -> list[int]
             )
         )
     return added
+
+
+def _named_at(draft: Draft, low: str, start: int = 0, end: int | None = None) -> bool:
+    """The draft's name is said wholly inside low[start:end] (its evidence span may be wider)."""
+    if not draft.name:
+        return False
+    at = low.find(fold_in_place(draft.name), start, end)
+    return at >= 0
+
+
+# what a retraction marker is about ("scratch that about the codeine", "забудь про аспирин")
+_ABOUT = rx(r"[\s,]*(?:about|re|regarding|насч[её]т|про|关于|那个)\b|[\s,]*(?:关于|那个)")
+# "Scratch that, I meant tramadol", "забудь, я имела в виду ибупрофен", "说错了，我是说布洛芬"
+_MEANT = rx(r"\b(?:i\s+)?meant\b|\bi\s+mean\b|\bимел[аи]?\s+в\s+виду\b|我是说|我指的是|应该是")
+
+
+def _meant_instead(out: list[Assertion], voided: list[int], text: str) -> list[int]:
+    """The name the user meant instead of a mention they took back: what was said of the void one
+    (section, status, dose) with the right name. Returns the indexes of assertions added."""
+    meant = _MEANT.search(text) if voided else None
+    base = out[voided[-1]] if voided else None
+    if meant is None or base is None or base.section not in _NAMED:
+        return []
+    terms = find_terms(kinds_for(base.section), text[meant.end() :])
+    if not terms:
+        return []
+    name = text[meant.end() + terms[0].start : meant.end() + terms[0].end]
+    attributes = {k: v for k, v in base.attributes.items() if k != "atc_code"}
+    update = {"name": name, "normalized_hint": None, "attributes": attributes, "retracted": False}
+    out.append(base.model_copy(update={**update, "correction": True, "evidence": text.strip()[:1000]}))
+    return [len(out) - 1]
 
 
 def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: bool) -> Assertion | None:

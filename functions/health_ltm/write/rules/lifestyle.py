@@ -39,7 +39,8 @@ _DIET = [
         "dairy-free",
         False,
     ),
-    (rx(r"\bкето\w*|\bketo(?:genic)?\b"), "keto", True),
+    # "кето", "кетодиета", "кетогенная"; never a drug (кетонал, кеторол, кетоконазол)
+    (rx(r"\bкето(?:-?диет\w*|генн\w*)?\b|\bketo(?:genic)?\b"), "keto", True),
     (rx(rf"\b{_NO}\s+свинин\w*|\b{_NO_EN}\s+pork\b"), "no pork", False),
     (rx(r"\bхалял\w*|\bhalal\b"), "halal", True),
     (rx(r"\bкошерн\w*|\bkosher\b"), "kosher", True),

@@ -255,6 +255,8 @@ _SOMEONE_ELSES = (
     rf"{_ENDS_EN}"
     rf"|\b(?:it'?s|it\s+(?:is|was)|that'?s|that\s+(?:is|was))\s+(?:my|our)\s+{_PERSON}\b[^.!?]{{0,60}}?,?\s+not\s+me\b"
     rf"|\b(?:my|our)\s+{_PERSON}\s+(?:is|was)\s+the\s+one\b[^.!?]{{0,60}}?,?\s+not\s+me\b"
+    # "the sulfa allergy was my brother('s), not me"
+    rf"|\b(?:is|was|are|were)\s+(?:actually\s+)?(?:my|our)\s+{_PERSON}(?:'s)?[^.!?]{{0,30}}?,?\s+not\s+(?:me|mine)\b"
     r"|\b(?:нет|ой|точнее|вернее|на\s+самом\s+деле|ошиблась|ошибся|перепутала|перепутал)\b[\s,.!—–-]+"
     rf"(?:\w+[\s,.!—–-]+){{0,2}}?это\s+(?:не\s+у\s+меня,?\s+а\s+)?у\s+{_OF}{_PERSON}\b{_ENDS_RU}"
     rf"|\bне\s+у\s+меня\s*,?\s*а\s+у\s+{_OF}{_PERSON}\b|\bу\s+{_OF}{_PERSON}\b[^.!?]{{0,60}}?,?\s+а\s+не\s+у\s+меня\b"
