@@ -195,6 +195,16 @@ def test_clarifications_and_discrepancies_are_words_not_reprs():
     line = clarification_line(absent)
     assert "on record: peanut, penicillin; newly said: none at all" in line
     assert not REPR.search(line)
+    taken_back = ClarificationView(
+        id="c3",
+        section=Section.ALLERGIES,
+        reason="retracted_mention",
+        current={"name": "sulfonamides", "status": "present"},
+        proposed={"retracted": True},
+    )
+    line = clarification_line(taken_back)
+    assert "took back" in line and "sulfonamides" in line
+    assert "True" not in line and "newly said" not in line
     disagreement = Discrepancy(
         section=Section.ALLERGIES, name="latex", self_reported="absent", documented="present"
     )

@@ -207,6 +207,8 @@ def discrepancy_line(d: Discrepancy) -> str:
 def clarification_line(c: ClarificationView) -> str:
     if c.reason == "section_absent_conflicts_with_recorded_facts":
         what = "the user said there are none, but facts are on record"
+    elif c.reason == "retracted_mention":
+        what = "the user took back what they said before; confirm before relying on it"
     elif c.reason.startswith("implausible_change:"):
         what = f"{c.reason.split(':', 1)[1].replace('_', ' ')} changed implausibly"
     else:
@@ -214,7 +216,7 @@ def clarification_line(c: ClarificationView) -> str:
     parts = [f"- {_SECTION_NOUNS[c.section]}: {what}"]
     if c.current:
         parts.append(f"on record: {_value_words(c.section, c.current)}")
-    if c.proposed:
+    if c.proposed and c.reason != "retracted_mention":  # {"retracted": True} says nothing more
         parts.append(f"newly said: {_value_words(c.section, c.proposed)}")
     return "; ".join(parts)
 
