@@ -12,12 +12,10 @@ from the evaluation data.)
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from health_ltm.domain.sections import FactStatus, Section, SectionStatus
+from tests.unit.eval_wording import copied_eval_wording
 from tests.unit.test_dialogue_memory import A, Dialogue, U
 
 S, F = Section, FactStatus
@@ -536,14 +534,4 @@ def test_a_verdict_on_someone_else_is_not_the_users(talk) -> None:
 
 # ------------------------------------------------------------------------- test data hygiene
 def test_no_wording_here_is_an_evaluation_dialogue() -> None:
-    data = Path(__file__).resolve().parents[2] / "bench" / "eval" / "data"
-    said = {
-        m["text"].strip()
-        for path in sorted(data.glob("dialogues*.jsonl"))
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not json.loads(line).get("split", "").endswith("_held")
-        for fragment in json.loads(line)["fragments"]
-        for m in fragment
-    }
-    source = Path(__file__).read_text(encoding="utf-8")
-    assert not [t for t in said if len(t) > 12 and f'"{t}"' in source]
+    assert not copied_eval_wording(__file__, held=False, shortest=12)

@@ -5,13 +5,11 @@ user's own list, "still on my ..."), nicotine patches and gum, and one drug name
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from health_ltm.domain.models import Role
 from health_ltm.domain.sections import FactStatus, Section
+from tests.unit.eval_wording import copied_eval_wording
 from tests.unit.test_dialogue_memory import Dialogue
 
 U = Role.USER
@@ -357,14 +355,4 @@ def test_one_drug_named_twice_keeps_what_either_name_said() -> None:
 
 # ------------------------------------------------------------------------- test data hygiene
 def test_no_wording_here_is_an_evaluation_dialogue() -> None:
-    data = Path(__file__).resolve().parents[2] / "bench" / "eval" / "data"
-    said = {
-        m["text"].strip()
-        for path in sorted(data.glob("dialogues*.jsonl"))
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not json.loads(line).get("split", "").endswith("_held")
-        for fragment in json.loads(line)["fragments"]
-        for m in fragment
-    }
-    source = Path(__file__).read_text(encoding="utf-8")
-    assert not [t for t in said if len(t) > 12 and f'"{t}"' in source]
+    assert not copied_eval_wording(__file__, held=False, shortest=12)

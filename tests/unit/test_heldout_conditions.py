@@ -7,13 +7,11 @@ The wordings are deliberately not the evaluation dialogues' own.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from health_ltm.domain.models import Role
 from health_ltm.domain.sections import FactStatus, Section
+from tests.unit.eval_wording import copied_eval_wording
 from tests.unit.test_dialogue_memory import Dialogue
 
 A, U = Role.ASSISTANT, Role.USER
@@ -240,16 +238,7 @@ def test_a_side_of_the_family_denied_is_absent() -> None:
 
 # ------------------------------------------------------------------------- test data hygiene
 def test_no_wording_here_is_an_evaluation_dialogue() -> None:
-    data = Path(__file__).resolve().parents[2] / "bench" / "eval" / "data" / "dialogues.jsonl"
-    said = {
-        m["text"].strip()
-        for line in data.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-        for fragment in json.loads(line)["fragments"]
-        for m in fragment
-    }
-    source = Path(__file__).read_text(encoding="utf-8")
-    assert not [t for t in said if f'"{t}"' in source]
+    assert not copied_eval_wording(__file__, files="dialogues.jsonl")
 
 
 def test_a_disease_name_inside_a_longer_symptom_name_is_not_that_disease():
