@@ -537,11 +537,11 @@ def test_the_needs_labels_are_well_formed_multilingual_and_not_copied():
     assert len(rows) >= 180 and len({r["id"] for r in rows}) == len(rows)
     langs = {lang: sum(r["lang"] == lang for r in rows) for lang in ("ru", "en", "zh")}
     assert langs["ru"] >= 60 and langs["en"] >= 60 and langs["zh"] >= 40
-    fresh = {f"fresh{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9)}
+    fresh = {f"fresh{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)}
     assert {r["split"] for r in rows} == {"dev", "heldout", *fresh}
     assert 0.1 <= sum(r["split"] == "dev" for r in rows) / len(rows) <= 0.7
     # the held-apart set: at least 25 questions in each language
-    held_apart = [r for r in rows if r["split"] == "fresh7"]
+    held_apart = [r for r in rows if r["split"] == "fresh10"]
     assert all(sum(r["lang"] == lang for r in held_apart) >= 25 for lang in ("ru", "en", "zh"))
     safety = {M.value, AL.value, CC.value}
     for row in rows:
@@ -740,7 +740,24 @@ def test_a_general_marker_beside_the_users_own_words_keeps_the_question_theirs(c
 
 
 def test_a_general_question_about_a_drug_still_reads_the_safety_sections(classifier):
-    assert {M, AL, CC} <= sections_of(classifier, "what's the difference between ibuprofen and paracetamol")
+    assert {M, AL, CC} <= sections_of(classifier, "is it true that naproxen is hard on the stomach")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what's the difference between ibuprofen and paracetamol",
+        "чем нимесил отличается от кеторола?",
+        "阿司匹林和布洛芬有什么区别",
+    ],
+)
+def test_how_two_drugs_differ_is_about_the_drugs_not_the_user(classifier, query):
+    # general_question.beside_exempt: two blind labellers agreed this needs none of the user's facts
+    assert sections_of(classifier, query) == set()
+
+
+def test_how_two_drugs_differ_for_the_user_reads_the_safety_sections(classifier):
+    assert {M, AL, CC} <= sections_of(classifier, "чем нимесил отличается от кеторола, что мне лучше взять?")
 
 
 def test_a_named_drug_makes_the_symptom_its_context_not_a_new_illness(classifier):
@@ -886,3 +903,30 @@ def test_past_diagnoses_are_read_when_the_symptom_is_the_question_not_beside_wha
 
 def test_thrush_is_not_a_dairy_question(classifier):
     assert "nutrition_diet" not in classifier.classify("опять молочница, чем лечить").classes
+
+
+def test_a_drug_taken_by_accident_is_not_an_injury_and_weeks_alone_are_not_a_pregnancy(classifier):
+    assert "injury_question" not in classifier.classify("took two zyrtec by accident, is that bad").classes
+    assert "injury_question" in classifier.classify("had an accident on my bike, elbow is swollen").classes
+    assert "pregnancy_reproductive" not in classifier.classify("на этой неделе болит горло").classes
+    assert "pregnancy_reproductive" not in classifier.classify("im 3 weeks out from surgery").classes
+
+
+def test_a_fasting_sugar_is_a_test_result_not_a_drug_with_food(classifier):
+    result = classifier.classify("空腹血糖6.9 要不要吃药")
+    assert "lab_result" in result.classes and "drug_food_interaction" not in result.classes
+
+
+@pytest.mark.parametrize("query", ["спс, ты мне очень помог", "thanks, that helped a lot", "谢谢 帮大忙了"])
+def test_thanks_read_nothing(classifier, query):
+    assert sections_of(classifier, query) == set()
+
+
+def test_a_partners_snoring_is_their_sleep_not_the_users_facts(classifier):
+    result = classifier.classify("老公打呼噜太响了 怎么办")
+    assert "sleep_mental" in result.classes and result.sections == []
+
+
+def test_exercise_after_an_injury_or_an_operation_leaves_the_diseases_to_a_disease_beside(classifier):
+    assert CC not in sections_of(classifier, "сломал руку месяц назад, когда можно в зал?")
+    assert CC in sections_of(classifier, "можно ли мне бегать с астмой?")

@@ -66,7 +66,7 @@ _FOLLOW_UP = "@follow_up"
 _LOOKUP = "@lookup"
 _NAMED_DRUG = "@named_drug"
 _RELATIVE, _OTHER, _SELF = "@relative", "@other", "@self"
-_GENERAL, _PERSONAL = "@general", "@personal"
+_GENERAL, _PERSONAL, _GENERAL_BESIDE_EXEMPT = "@general", "@personal", "@general_beside_exempt"
 _MAX_QUERY_CHARS = 4000  # a question longer than a message limit says nothing more about its class
 
 
@@ -219,7 +219,10 @@ class GeneralQuestionRules(BaseModel):
     why: str = Field(default="", alias="_why")
     markers: _Languages  # "what's the difference between", "is it contagious", "好奇"
     personal: _Languages  # the user's own words beside other_person.self: "my", "мой", "у меня"
-    exempt_classes: tuple[str, ...] = ()  # a question about a drug is always answered for the user
+    exempt_classes: tuple[str, ...] = ()  # a question about a drug is answered for the user...
+    # ...unless one of these markers asks about the drugs themselves ("чем ибупрофен отличается от
+    # парацетамола?"), with no word of the user's own beside them
+    beside_exempt: _Languages = Field(default_factory=_Languages)
 
 
 class QueryClassesData(BaseModel):
@@ -399,9 +402,11 @@ class QueryClassifier:
         """A general health question ("чем грипп отличается от ковида?", "is lupus hereditary?"):
         a general marker and no word of the user's own, about no drug."""
         rules = self.data.general_question  # with no class too: "чем вирус отличается от бактерии?"
-        if rules is None or chosen & set(rules.exempt_classes):
+        if rules is None or people.get(_SELF) or people.get(_PERSONAL):
             return False
-        return bool(people.get(_GENERAL)) and not (people.get(_SELF) or people.get(_PERSONAL))
+        if chosen & set(rules.exempt_classes):
+            return bool(people.get(_GENERAL_BESIDE_EXEMPT))
+        return bool(people.get(_GENERAL))
 
     def _someone_else(self, found: dict[str, float], chosen: set[str]) -> set[Section] | None:
         """The sections of a question about someone else's care, or None: the user's own question
@@ -423,6 +428,7 @@ class QueryClassifier:
         if self.data.general_question:
             general = self.data.general_question
             groups += [(_GENERAL, general.markers), (_PERSONAL, general.personal)]
+            groups += [(_GENERAL_BESIDE_EXEMPT, general.beside_exempt)]
         return [(term, label, 1.0) for label, terms in groups for term in terms.all()]
 
     def _companion_present(self, name: str, chosen: set[str]) -> bool:
