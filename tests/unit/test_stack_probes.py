@@ -122,3 +122,28 @@ def test_the_name_meant_instead_takes_the_place_of_the_one_taken_back(messages, 
     d.say(*((U, text) for text in messages))
     assert d.keys(M) == {meant}
     assert d.fact(M, meant).status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("answer", "key", "age"),
+    [
+        ("mom has type 2 diabetes, dad had a stroke at 70", "father:stroke", 70),
+        ("my father had a heart attack at age 52", "father:myocardial_infarction", 52),
+        ("my mom got breast cancer when she was 45", "mother:breast_cancer", 45),
+        ("папа - инфаркт в 60, мама: диабет", "father:myocardial_infarction", 60),
+        ("у мамы в 50 лет нашли рак груди", "mother:breast_cancer", 50),
+    ],
+)
+def test_a_relatives_age_when_the_disease_came_is_kept(answer, key, age):
+    d = Dialogue()
+    d.say((A, "Any diseases in your family?"), (U, answer))
+    fact = d.fact(Section.FAMILY_HISTORY, key)
+    assert fact is not None and fact.attributes.get("age_at_onset") == age
+
+
+@pytest.mark.parametrize("answer", ["dad had a stroke in 2019", "dad had a stroke at 7 am, we called 911"])
+def test_a_year_or_a_clock_time_is_not_an_age(answer):
+    d = Dialogue()
+    d.say((A, "Any diseases in your family?"), (U, answer))
+    fact = d.fact(Section.FAMILY_HISTORY, "father:stroke")
+    assert fact is not None and "age_at_onset" not in fact.attributes

@@ -349,6 +349,27 @@ def _relative(s: Sentence, pos: int) -> Relative | None:
     return None
 
 
+# A relative's age when the disease came: "stroke at 70", "at age 52", "when she was 45", "инфаркт
+# в 60", "в 50 лет нашли", "с 40 лет". Not a year ("in 2019"), a clock time ("at 7 am") or a dose.
+_AGE_AT_ONSET = rx(
+    r"(?:\bat\s+(?:the\s+)?(?:age\s+(?:of\s+)?)?|\baged\s+|\bwhen\s+(?:he|she)\s+was\s+|\bв\s+(?:возрасте\s+)?|\bс\s+)"
+    r"(?P<age>\d{1,3})(?!\d|[:.,]\d|\s*(?:am|pm|mg|kg|%|мг|кг|час|раз|утра|вечера|лет\s+назад|years?\s+ago))"
+    r"(?P<unit>\s*(?:лет|года|год|years?(?:\s+old)?|yo)\b)?"
+)
+
+
+def _age_at_onset(s: Sentence, term) -> int | None:
+    """The age in the condition's clause, said with a unit or right after the condition."""
+    start, end = s.clause(term.start)
+    for m in _AGE_AT_ONSET.finditer(s.low, start, end):
+        age = int(m.group("age"))
+        bare = m.group("unit") is None
+        # a bare number ("в 60", "at 70") only after the condition: "в 2 ночи" before it is a time
+        if 0 < age <= 110 and not (bare and (m.start() < term.end or age < 10 or m.group(0).startswith("с"))):
+            return age
+    return None
+
+
 def _family(s: Sentence, term, ctx: Context) -> Draft | None:
     relative = _relative(s, term.start)
     start, _ = s.clause(term.start)
@@ -373,13 +394,17 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
     status = FactStatus.ABSENT if denied else FactStatus.PRESENT
     m = RELATIVE.search(s.low, *s.clause(term.start))
     first = min(term.start, m.start()) if m else term.start
+    attributes: dict[str, object] = {"relative": relative.value}
+    age = None if denied else _age_at_onset(s, term)
+    if age is not None:
+        attributes["age_at_onset"] = age
     return Draft(
         Section.FAMILY_HISTORY,
         s.evidence(first, max(term.end, m.end() if m else term.end)),
         name=name,
         hint=normalize_name(Section.FAMILY_HISTORY, name).name_normalized,
         status=status,
-        attributes={"relative": relative.value},
+        attributes=attributes,
     )
 
 
