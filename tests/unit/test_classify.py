@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from health_ltm.domain.sections import CRITICAL_SECTIONS, Section
 from health_ltm.read.classify import (
     SMALLTALK,
+    QueryClassesData,
     QueryClassifier,
     get_classifier,
     load_query_classes,
@@ -133,7 +134,7 @@ LABELLED: list[tuple[str, set[Section], set[Section]]] = [
     ("How do I quit smoking?", {LI}, {VA}),
     ("Which screenings should I get at 50?", {DE, FH}, {VA}),
     ("Can I eat peanuts with my allergy, and what should I take if I react?", {AL, M}, {VA}),
-    ("What am I on right now for my blood pressure?", {M, CC}, {VA}),
+    ("What am I on right now for my blood pressure?", {M}, {VA, CC}),  # the disease says which drugs
     ("Give me an idea for a healthy lunch", {LI, AL}, {VA}),
     ("My dad has diabetes, what about me?", {FH, CC}, {VA, SU}),
     # Chinese
@@ -930,3 +931,22 @@ def test_a_partners_snoring_is_their_sleep_not_the_users_facts(classifier):
 def test_exercise_after_an_injury_or_an_operation_leaves_the_diseases_to_a_disease_beside(classifier):
     assert CC not in sections_of(classifier, "сломал руку месяц назад, когда можно в зал?")
     assert CC in sections_of(classifier, "можно ли мне бегать с астмой?")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "which pills am I on for my cholesterol?",
+        "какие таблетки я пью от давления?",
+        "我治胃炎吃的是什么药来着",
+    ],
+)
+def test_a_drug_look_up_by_its_disease_reads_only_the_drugs(classifier, query):
+    assert sections_of(classifier, query) == {M}
+
+
+def test_lookup_left_to_must_name_known_classes():
+    data = load_query_classes().model_dump(by_alias=True)
+    data["classes"]["diagnosis_condition"]["lookup_left_to"] = ["no_such_class"]
+    with pytest.raises(ValueError):
+        QueryClassesData.model_validate(data)

@@ -147,3 +147,14 @@ def test_a_year_or_a_clock_time_is_not_an_age(answer):
     d.say((A, "Any diseases in your family?"), (U, answer))
     fact = d.fact(Section.FAMILY_HISTORY, "father:stroke")
     assert fact is not None and "age_at_onset" not in fact.attributes
+
+
+@pytest.mark.parametrize(
+    "said", ["urgent care said strep throat", "doc says it's strep", "医生说是链球菌咽炎"]
+)
+def test_strep_throat_is_streptococcal_pharyngitis_not_tonsillitis(said):
+    d = Dialogue()
+    d.say((U, said))
+    fact = d.fact(Section.REPORTED_DIAGNOSES, "strep_throat")
+    assert fact is not None and fact.code == "J02.0"
+    assert d.fact(Section.REPORTED_DIAGNOSES, "tonsillitis") is None

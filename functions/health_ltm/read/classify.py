@@ -104,6 +104,9 @@ class QueryClassSpec(BaseModel):
     # What a look-up ("which X have I had", "when was my last X") of this class needs; None: a
     # look-up of this class needs its usual sections.
     lookup_sections: tuple[Section, ...] | None = None
+    # A look-up of this class beside one of these takes none of its sections: the disease in "which
+    # pills do I take for my blood pressure" says which drugs, it is not looked up itself.
+    lookup_left_to: tuple[str, ...] = ()
     # Of sections, those needed only when this class is the question's only one: "can I run a
     # marathon?" checks old injuries and operations, "can I swim after my knee operation?" leaves
     # them to the surgery class; beside another class this one is context, not the subject.
@@ -250,6 +253,7 @@ class QueryClassesData(BaseModel):
             named |= set(spec.alone_beside)
             named |= {other for beside in spec.dropped_beside.values() for other in beside}
             named |= {other for beside in spec.kept_beside.values() for other in beside}
+            named |= set(spec.lookup_left_to)
             if name.startswith("@") or not named <= set(self.classes) - {name}:
                 raise ValueError(f"bad class name, or a bad class named in {name!r}")
         for kind, terms in self.named_entities.items():
@@ -369,7 +373,12 @@ class QueryClassifier:
             s for name, spec in named_specs.items() for s in spec.sections_beside(chosen - {name}, named_drug)
         }
         if lookup and specs and all(spec.lookup_sections is not None for spec in specs):
-            wanted = {section for spec in specs for section in spec.lookup_sections or ()}
+            wanted = {
+                section
+                for spec in specs
+                if not chosen & set(spec.lookup_left_to)
+                for section in spec.lookup_sections or ()
+            }
             methods.append("lookup")
         needs_episodes = any(spec.needs_episodes for spec in specs)
         plain = not (history or "lookup" in methods)
