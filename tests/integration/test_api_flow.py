@@ -240,3 +240,14 @@ def test_errors_never_echo_what_the_user_sent(cloud):
         )
     )
     assert secret not in str(body) and "ВИЧ" not in str(body)
+
+
+def test_a_section_without_a_tracked_status_that_holds_a_fact_reads_present(cloud):
+    # symptoms and diagnoses have no "none"/"don't know" status of their own; a stored one is not
+    # listed as "unknown" beside it, and a section with nothing in it still is
+    say("The doctor said I have strep throat")
+    drain_extraction(cloud)
+    _, facts = call(api_event("GET", "/v1/facts"))
+    assert any(f["section"] == "reported_diagnoses" for f in facts["facts"])
+    assert facts["sections"]["reported_diagnoses"]["status"] == "present"
+    assert facts["sections"]["injuries"]["status"] == "unknown"

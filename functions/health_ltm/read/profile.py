@@ -8,7 +8,15 @@ from typing import Any, Literal, Protocol, TypedDict
 from aws_lambda_powertools.metrics import MetricUnit
 
 from ..domain.models import Fact, HistoryEvent, SectionState
-from ..domain.sections import ALLOWED_STATUSES, HISTORICAL_STATUSES, Section, SectionStatus, Stage
+from ..domain.sections import (
+    ALLOWED_STATUSES,
+    HISTORICAL_STATUSES,
+    SECTIONS_WITH_STATUS,
+    FactStatus,
+    Section,
+    SectionStatus,
+    Stage,
+)
 from ..domain.transitions import DecisionContext, user_delete, user_edit, user_section_status
 from ..errors import ConflictError, InvalidEdit, NotFound, StaleVersion
 from ..observability import logger, metrics
@@ -56,7 +64,22 @@ def list_facts(
             if f.stage in (Stage.ACTIVE, Stage.STABLE) and f.status not in HISTORICAL_STATUSES
         ]
     facts.sort(key=lambda f: (list(Section).index(f.section), f.first_mentioned_at))
-    return facts, memory.sections
+    sections = dict(memory.sections)
+    # A section without a tracked status (symptoms, diagnoses, lifestyle...) that holds a current
+    # fact is present, not "unknown" beside the fact that says otherwise.
+    for fact in memory.facts:
+        if (
+            fact.section not in SECTIONS_WITH_STATUS
+            and fact.section not in sections
+            and not fact.is_deleted
+            and fact.stage in (Stage.ACTIVE, Stage.STABLE)
+            and fact.status in _CURRENT_PRESENT
+        ):
+            sections[fact.section] = SectionState(section=fact.section, status=SectionStatus.PRESENT)
+    return facts, sections
+
+
+_CURRENT_PRESENT = frozenset({FactStatus.PRESENT, FactStatus.ACTIVE, FactStatus.PRESCRIBED})
 
 
 def get_fact(repository: FactStore, user_id: str, fact_id: str) -> tuple[Fact, list[HistoryEvent]]:
