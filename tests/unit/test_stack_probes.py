@@ -158,3 +158,18 @@ def test_strep_throat_is_streptococcal_pharyngitis_not_tonsillitis(said):
     fact = d.fact(Section.REPORTED_DIAGNOSES, "strep_throat")
     assert fact is not None and fact.code == "J02.0"
     assert d.fact(Section.REPORTED_DIAGNOSES, "tonsillitis") is None
+
+
+@pytest.mark.parametrize("answer", ["吃了布洛芬，现在不吃了", "吃了两天布洛芬，就不吃了", "布洛芬我不吃了"])
+def test_a_chinese_stop_in_the_next_clause_ends_the_drug_its_own_clause_took(answer):
+    d = Dialogue()
+    d.say((A, "有吃止痛药吗？"), (U, answer))
+    fact = d.fact(M, "ibuprofen")
+    assert fact is not None and fact.status is FactStatus.STOPPED
+
+
+def test_a_chinese_pause_then_restart_keeps_the_drug_taken():
+    d = Dialogue()
+    d.say((U, "在吃氨氯地平，最近停了一周又开始吃了"))
+    fact = d.fact(M, "amlodipine")
+    assert fact is not None and fact.status is FactStatus.ACTIVE

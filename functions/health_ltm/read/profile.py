@@ -45,7 +45,6 @@ class ErasureAndEpisodes(ErasureStore, EpisodeStore, Protocol):
     """Erasure reads the episode rows' vector references before deleting them."""
 
 
-
 def list_facts(
     repository: ContextStore,
     user_id: str,

@@ -701,7 +701,9 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
         cue = _cue_for(s, cues, drugs, a, b)
         # a stop told in the next clause: its own clause says whether it happened ("可能是X引起的" hedges
         # the cause, not the stop)
-        stop_next = None if cue else _stopped_next(s, cues, drugs, a)
+        # "吃了布洛芬，现在不吃了": a stop in the next clause ends what its own clause says was taken
+        stop_next = None if cue and cue.status is not _ACTIVE else _stopped_next(s, cues, drugs, a)
+        cue = stop_next or cue
         # "格列美脲一次一片 早饭前吃": the verb may come a clause or two after the name
         cue = cue or stop_next or _cue_after(s, cues, drugs, a)
         first = min(a, cue.start) if cue else a
@@ -876,7 +878,9 @@ def _cue_for(s: Sentence, cues: list[_Cue], drugs: list, a: int, b: int) -> _Cue
 
 # "医生说可能是阿司匹林引起的，后来停了，换成波立维": a bare stop opening the next clause ends
 # the drug the clause before named (with no cue of its own).
-_THEN = re.compile(r"(?:后来|然后|所以|于是|因此|就|我|已经|马上|立刻|自己|也|便|把它|把药|给)*")
+_THEN = re.compile(
+    r"(?:后来|然后|所以|于是|因此|就|我|已经|马上|立刻|自己|也|便|把它|把药|给|现在|目前|这几天|最近)*"
+)
 
 
 def _stopped_next(s: Sentence, cues: list[_Cue], drugs: list, a: int) -> _Cue | None:
@@ -891,7 +895,12 @@ def _stopped_next(s: Sentence, cues: list[_Cue], drugs: list, a: int) -> _Cue | 
         return None
     lead = _THEN.match(s.low, start)
     at = lead.end() if lead else start
+    if _RESTARTED.search(s.low, at, next_end):
+        return None  # "停了一周又开始吃了": taken again
     return next((c for c in cues if c.start == at and c.status is _STOPPED and c.end <= next_end), None)
+
+
+_RESTARTED = re.compile(r"又开始|又吃|又在吃|重新吃|恢复")
 
 
 _DOCTOR_SAID = re.compile(r"(?:医生|大夫|医师)(?:说|让|叫|要|建议|嘱咐)[^，。]{0,2}")
@@ -938,7 +947,8 @@ def _med_status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | N
         # ("医生说可能是阿司匹林引起的，后来停了，换成波立维") is not in the switch's clause.
         advised = _DOCTOR_ADVISES.search(s.low, _doctor_from(s, clause_start), switch.start())
         return _PRESCRIBED if advised or _NOT_YET.search(s.low) else _ACTIVE
-    if cue.status is _STOPPED and cue.start > b and text.startswith(("不吃", "没")):
+    unclear = text.startswith(("不吃", "没")) and not text.endswith("了")
+    if cue.status is _STOPPED and cue.start > b and unclear:
         return None  # "拜新同不吃..." without 了 is too unclear after the name
     return cue.status
 
