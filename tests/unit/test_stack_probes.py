@@ -173,3 +173,11 @@ def test_a_chinese_pause_then_restart_keeps_the_drug_taken():
     d.say((U, "在吃氨氯地平，最近停了一周又开始吃了"))
     fact = d.fact(M, "amlodipine")
     assert fact is not None and fact.status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize("asked", ["拜新同不吃行不行", "拜新同不吃了好不好"])
+def test_asking_whether_a_drug_may_be_stopped_does_not_stop_it(asked):
+    d = Dialogue()
+    d.say((U, asked))
+    fact = d.fact(M, "nifedipine")
+    assert fact is None or fact.status is not FactStatus.STOPPED

@@ -223,6 +223,7 @@ def _is_self(s: Sentence, pos: int) -> bool:
 # Questions, conditions, plans, worries: not a statement of fact.
 _HYPOTHETICAL = re.compile(
     r"能不能|能否|可不可以|可以吗|会不会|是不是|要不要|该不该|需不需要|有没有|是否|打算|准备|计划|想要|想(?!吐)"
+    r"|行不行|好不好|成不成|可不可"
     r"|希望|担心|害怕|怀疑|可能|也许|或许|应该|怎么办|怎么样|为什么|哪些|哪种|咨询|请问"
     # question words, but not "什么都不过敏" / "没有什么慢性病" / "啥药都不吃" (any, none)
     r"|(?<!没)(?<!没有)(?<!不)什么(?![都也药病过基慢东])|(?<!没)(?<!没有)啥(?!(?:药|病|东西)?[都也])|(?<!不)怎么(?![也都])|如何|多少"
