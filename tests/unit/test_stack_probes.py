@@ -181,3 +181,17 @@ def test_asking_whether_a_drug_may_be_stopped_does_not_stop_it(asked):
     d.say((U, asked))
     fact = d.fact(M, "nifedipine")
     assert fact is None or fact.status is not FactStatus.STOPPED
+
+
+@pytest.mark.parametrize(
+    "question", ["Are you still taking the cyclobenzaprine?", "Still on the cyclobenzaprine?"]
+)
+def test_a_stored_drug_no_table_lists_named_in_the_question_is_the_one_stopped(question):
+    # the stop's referent is the drug the assistant named, not an ambiguity between the two stored
+    d = Dialogue()
+    d.say(
+        (U, "nothing helps my back pain"), (A, "What have you tried?"), (U, "naproxen and cyclobenzaprine 10")
+    )
+    d.say((A, question), (U, "I stopped taking it last week"), session="s2")
+    assert d.fact(M, "cyclobenzaprine").status is FactStatus.STOPPED
+    assert d.fact(M, "naproxen").status is FactStatus.ACTIVE

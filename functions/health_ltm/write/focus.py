@@ -154,10 +154,17 @@ def _candidates(
     for message in messages:
         if message.role is Role.USER and fold_in_place(message.text).find(evidence) >= 0:
             break
-        for term in find_terms(kinds_for(section), message.text):
-            key = term.entry.key
-            said = message.text if message.role is Role.ASSISTANT else None
-            name = message.text[term.start : term.end]
+        said = message.text if message.role is Role.ASSISTANT else None
+        found = [
+            (term.start, term.entry.key, message.text[term.start : term.end])
+            for term in find_terms(kinds_for(section), message.text)
+        ]
+        # a stored drug no table lists ("Are you still taking the cyclobenzaprine?") is named too
+        found += [
+            (at, fact.key, fact.name_raw or fact.name_normalized)
+            for at, fact in _stored_named(message, current)
+        ]
+        for _, key, name in sorted(found):
             stored = by_key.get(key)
             named[key] = named.get(key) or _Referent(
                 key,
@@ -185,6 +192,19 @@ def _candidates(
         )
         for f in in_session or current
     ]
+
+
+def _stored_named(message: Message, current: Sequence[Fact]) -> list[tuple[int, Fact]]:
+    """Current facts whose own name stands in the message as a whole word, with where."""
+    text = fold_in_place(message.text)
+    found = []
+    for fact in current:
+        for name in {fold_in_place(n) for n in (fact.name_raw, fact.name_normalized) if n and len(n) >= 4}:
+            m = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)
+            if m:
+                found.append((m.start(), fact))
+                break
+    return found
 
 
 # Drugs of one use, by ATC group: a switch replaces one of them with another ("эналаприл ->
