@@ -205,6 +205,16 @@ def test_clarifications_and_discrepancies_are_words_not_reprs():
     line = clarification_line(taken_back)
     assert "took back" in line and "sulfonamides" in line
     assert "True" not in line and "newly said" not in line
+    which = ClarificationView(
+        id="c4",
+        section=Section.MEDICATIONS,
+        reason="ambiguous_reference",
+        current={"facts": ["naproxen", "cyclobenzaprine"]},
+        proposed={"said": "I stopped taking it"},
+    )
+    line = clarification_line(which)
+    assert "ask which one" in line and 'newly said: "I stopped taking it"' in line
+    assert "said: said" not in line
     disagreement = Discrepancy(
         section=Section.ALLERGIES, name="latex", self_reported="absent", documented="present"
     )

@@ -209,6 +209,8 @@ def clarification_line(c: ClarificationView) -> str:
         what = "the user said there are none, but facts are on record"
     elif c.reason == "retracted_mention":
         what = "the user took back what they said before; confirm before relying on it"
+    elif c.reason == "ambiguous_reference":
+        what = "the user spoke of one of these without naming which; ask which one"
     elif c.reason.startswith("implausible_change:"):
         what = f"{c.reason.split(':', 1)[1].replace('_', ' ')} changed implausibly"
     else:
@@ -238,6 +240,8 @@ def _value_words(section: Section, values: Mapping[str, Any]) -> str:
     for key, value in values.items():
         if key == "facts":
             words.append(", ".join(str(v) for v in _as_list(value)))
+        elif key == "said":  # the user's own words, quoted
+            words.append(f'"{value}"')
         elif key == "status":
             words.append("none at all" if value == "confirmed_absent" else str(value).replace("_", " "))
         elif value is None:
