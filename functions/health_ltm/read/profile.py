@@ -12,12 +12,11 @@ from ..domain.sections import (
     ALLOWED_STATUSES,
     HISTORICAL_STATUSES,
     SECTIONS_WITH_STATUS,
-    FactStatus,
     Section,
     SectionStatus,
     Stage,
 )
-from ..domain.transitions import DecisionContext, user_delete, user_edit, user_section_status
+from ..domain.transitions import DecisionContext, is_current, user_delete, user_edit, user_section_status
 from ..errors import ConflictError, InvalidEdit, NotFound, StaleVersion
 from ..observability import logger, metrics
 from ..ports import (
@@ -67,18 +66,9 @@ def list_facts(
     # A section without a tracked status (symptoms, diagnoses, lifestyle...) that holds a current
     # fact is present, not "unknown" beside the fact that says otherwise.
     for fact in memory.facts:
-        if (
-            fact.section not in SECTIONS_WITH_STATUS
-            and fact.section not in sections
-            and not fact.is_deleted
-            and fact.stage in (Stage.ACTIVE, Stage.STABLE)
-            and fact.status in _CURRENT_PRESENT
-        ):
+        if fact.section not in SECTIONS_WITH_STATUS and fact.section not in sections and is_current(fact):
             sections[fact.section] = SectionState(section=fact.section, status=SectionStatus.PRESENT)
     return facts, sections
-
-
-_CURRENT_PRESENT = frozenset({FactStatus.PRESENT, FactStatus.ACTIVE, FactStatus.PRESCRIBED})
 
 
 def get_fact(repository: FactStore, user_id: str, fact_id: str) -> tuple[Fact, list[HistoryEvent]]:

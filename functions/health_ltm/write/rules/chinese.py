@@ -700,13 +700,12 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
     for index, term in enumerate(drugs):
         a, b = term.start, term.end
         cue = _cue_for(s, cues, drugs, a, b)
-        # a stop told in the next clause: its own clause says whether it happened ("可能是X引起的" hedges
-        # the cause, not the stop)
-        # "吃了布洛芬，现在不吃了": a stop in the next clause ends what its own clause says was taken
+        # a stop told in the next clause ends what the drug's own clause says was taken ("吃了布洛芬，
+        # 现在不吃了"); the stop's clause says whether it happened ("可能是X引起的" hedges the cause)
         stop_next = None if cue and cue.status is not _ACTIVE else _stopped_next(s, cues, drugs, a)
         cue = stop_next or cue
         # "格列美脲一次一片 早饭前吃": the verb may come a clause or two after the name
-        cue = cue or stop_next or _cue_after(s, cues, drugs, a)
+        cue = cue or _cue_after(s, cues, drugs, a)
         first = min(a, cue.start) if cue else a
         said_at = stop_next.start if stop_next else a
         if not _is_self(s, a) or _hypothetical(s, said_at) or _MED_BLOCK.search(s.low[s.clause(a)[0] : a]):
