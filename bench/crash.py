@@ -365,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
             rounds.append(r)
             print(f"round {index + 1}: accepted {r.accepted}, kills {r.kills}, lost {len(r.lost)}, "
                   f"dup facts {r.duplicated_facts}, dup events {r.duplicated_events}, "
-                  f"failed restarts {r.failed_restarts}, redriven {r.redriven}, {r.seconds:.0f} s", flush=True)
+                  f"failed restarts {r.failed_restarts}, redriven {r.redriven}, {r.seconds:.0f} s",
+                  flush=True)
     text = report(rounds, args)
     print(text)
     if args.out:
