@@ -442,6 +442,78 @@ def test_stopping_a_drug_is_not_giving_up_drinking(talk):
     assert not talk.keys(Section.LIFESTYLE)
 
 
+@pytest.mark.parametrize(
+    ("turns", "drug", "reason"),
+    [
+        (
+            [
+                (A, "Are you still taking the cyclobenzaprine?"),
+                (U, "I stopped taking it last week, made me too sleepy"),
+            ],
+            "cyclobenzaprine",
+            "made me too sleepy",
+        ),
+        ([(U, "I stopped the metformin. It gave me diarrhea.")], "metformin", "It gave me diarrhea"),
+        ([(U, "it made me dizzy so I stopped the amlodipine")], "amlodipine", "made me dizzy"),
+        ([(U, "перестала принимать метформин из-за тошноты")], "metformin", "из-за тошноты"),
+        ([(U, "阿托伐他汀停了，吃了就肌肉疼")], "atorvastatin", "吃了就肌肉疼"),
+    ],
+)
+def test_what_a_stopped_drug_caused_is_why_it_was_stopped_not_a_symptom_now(talk, turns, drug, reason):
+    talk.say((U, "I take cyclobenzaprine 10 mg"))
+    talk.say(*turns, session="s2")
+    fact = talk.fact(Section.MEDICATIONS, drug)
+    assert fact.status is FactStatus.STOPPED
+    assert fact.attributes["stop_reason"] == reason
+    assert not talk.keys(Section.SYMPTOMS)
+
+
+@pytest.mark.parametrize(
+    ("text", "symptom"),
+    [
+        ("I take metformin, it gives me diarrhea", "diarrhea"),  # still taken: a symptom now
+        ("I stopped the ibuprofen but I still have a headache", "headache"),
+        ("stopped the statin because it wasn't working, but my knee hurts", "knee_pain"),
+        ("I quit sertraline a month ago and now I feel dizzy all the time", "dizziness"),
+    ],
+)
+def test_a_symptom_beside_a_drug_that_did_not_cause_a_stop_is_kept(talk, text, symptom):
+    talk.say((U, text))
+    assert symptom in talk.keys(Section.SYMPTOMS)
+    assert not any(f.attributes.get("stop_reason") for f in talk.memory.facts)
+
+
+@pytest.mark.parametrize(
+    ("complaint", "question", "answer"),
+    [
+        ("у меня болит голова и температура 38", "Как самочувствие?", "всё прошло"),
+        ("headache and a sore throat since yesterday", "How are you feeling now?", "all gone, feeling fine"),
+        ("头疼，还有点发烧", "现在感觉怎么样？", "都好了"),
+    ],
+)
+def test_a_recovery_of_the_whole_complaint_ends_each_of_its_parts(talk, complaint, question, answer):
+    talk.say((U, complaint))
+    talk.say((A, question), (U, answer), session="s2")
+    symptoms = [f for f in talk.memory.facts if f.section is Section.SYMPTOMS]
+    assert len(symptoms) == 2 and all(f.status is FactStatus.RESOLVED for f in symptoms)
+    assert not talk.memory.clarifications
+
+
+def test_a_whole_recovery_does_not_end_a_complaint_spoken_of_weeks_ago(talk):
+    talk.say((U, "my lower back has been aching for months"))
+    talk.clock.advance(days=40)
+    talk.say((U, "bad headache since this morning"), session="s2")
+    talk.say((A, "How are you feeling now?"), (U, "all gone, feeling fine"), session="s2")
+    assert talk.fact(Section.SYMPTOMS, "headache").status is FactStatus.RESOLVED  # this session's
+    assert talk.fact(Section.SYMPTOMS, "back_pain").status is FactStatus.PRESENT
+    talk.say((U, "I have a headache again and a fever"), session="s3")
+    talk.say((A, "How are you feeling now?"), (U, "all gone, feeling fine"), session="s4")
+    # the back pain of weeks ago may not be part of it: asked, nothing ended by a guess
+    assert talk.fact(Section.SYMPTOMS, "back_pain").status is FactStatus.PRESENT
+    assert talk.fact(Section.SYMPTOMS, "fever").status is FactStatus.PRESENT
+    assert [c.reason for c in talk.memory.clarifications] == ["ambiguous_reference"]
+
+
 @pytest.mark.parametrize("text", ["Я ошибся, мне не 40, а 45 лет", "Sorry, I'm not 40, I'm 45"])
 def test_a_corrected_age_is_a_correction_not_a_dose(talk, text):
     talk.say((U, "Мне 40 лет"))

@@ -66,6 +66,9 @@ class MedicationAttributes(_Attributes):
     indication: str | None = Field(default=None, max_length=120)
     route: str | None = Field(default=None, max_length=40)
     course_end: str | None = Field(default=None, max_length=10, description="ISO date the course ends")
+    stop_reason: str | None = Field(
+        default=None, max_length=120, description="why the user stopped it, in their words (a side effect)"
+    )
     atc_code: str | None = Field(default=None, max_length=8)
 
 

@@ -160,6 +160,8 @@ def attribute_words(
             words.append(f"for {value}")
         elif key == "course_end":
             words.append(f"course ends {value}")
+        elif key == "stop_reason":
+            words.append(f'why stopped: "{value}"')
         elif key == "atc_code":
             words.append(f"ATC {value}")
         elif key == "icd10":

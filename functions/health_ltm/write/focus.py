@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..domain.models import Assertion, Clarification, EvidenceKind, Fact, Message, Role, UserMemory
 from ..domain.sections import FactStatus, Section
@@ -94,7 +94,11 @@ def resolve(
             out.assertions.append(assertion)  # validation rejects it as unresolved_reference
             continue
         # a yes to "Начали принимать?" starts the whole course: every drug prescribed for it
-        plural = started is not None or bool(_PLURAL.search(fold_in_place(assertion.evidence)))
+        plural = (
+            started is not None
+            or bool(_PLURAL.search(fold_in_place(assertion.evidence)))
+            or _over_for_all(assertion, referents, now)
+        )
         if len(referents) > 1 and not plural:
             out.clarifications.append(
                 Clarification(
@@ -122,6 +126,19 @@ def resolve(
                 out.keys[len(out.assertions)] = referent.key
             out.assertions.append(assertion.model_copy(update=update))
     return out
+
+
+# "всё прошло", "all gone, feeling fine", "都好了": the whole complaint is over, every part of it
+_WHOLE = re.compile(r"\b(?:всё|все|all|everything|totally|completely|fully|полностью|совсем)\b|都|全好")
+_RECENT_COMPLAINT = timedelta(days=14)
+
+
+def _over_for_all(assertion: Assertion, referents: list[_Referent], now: datetime) -> bool:
+    """A recovery said of the whole complaint ends each of its recent parts (headache and fever);
+    a complaint last spoken of weeks ago (a back pain from spring) may not be part of it: asked."""
+    if assertion.status is not FactStatus.RESOLVED or not _WHOLE.search(fold_in_place(assertion.evidence)):
+        return False
+    return all(r.fact is None or now - r.fact.last_confirmed_at <= _RECENT_COMPLAINT for r in referents)
 
 
 def _candidates(

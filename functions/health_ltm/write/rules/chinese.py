@@ -1150,8 +1150,8 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
 
 
 # The whole episode over, its diagnosis not named again ("疹子都消了", "已经彻底好了", "病好了",
-# "痊愈了"): the acute diagnosis in focus (write/focus.py: named earlier in the fragment, else the
-# only current one; several -> a clarification) is resolved. A part getting better is not the whole
+# "痊愈了"): the acute diagnosis and the symptoms in focus (write/focus.py: named earlier in the
+# fragment, else the current ones) are resolved. A part getting better is not the whole
 # ("好多了", "好一点了"), nor a forecast ("过几天就全好了").
 _EPISODE_OVER = re.compile(
     r"(?:全|都|完全|彻底|全部)(?:都|已经)?(?:好|消|退)(?:了|掉了|干净了|光了)|病(?:已经|都)?好了|痊愈了|康复了|好利索了"
@@ -1168,13 +1168,10 @@ def _episode_over(s: Sentence) -> list[Draft]:
         return []
     if _negated(s, m.start(), window=2) or _C_STILL.search(s.low, m.start()):
         return []
+    # of the complaint as much as of its diagnosis: "头疼，还有点发烧" / "现在感觉怎么样？" / "都好了"
     return [
-        Draft(
-            Section.REPORTED_DIAGNOSES,
-            _span(s, *m.span()),
-            status=FactStatus.RESOLVED,
-            refers_to_focus=True,
-        )
+        Draft(section, _span(s, *m.span()), status=FactStatus.RESOLVED, refers_to_focus=True)
+        for section in (Section.REPORTED_DIAGNOSES, Section.SYMPTOMS)
     ]
 
 

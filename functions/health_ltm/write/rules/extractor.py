@@ -79,7 +79,9 @@ class RuleExtractor:
         self, messages: Sequence[Message], sections: Sequence[Section], now: datetime | None = None
     ) -> list[Assertion]:
         wanted = frozenset(Section(s) for s in sections)
-        rules = [r for r in _RULES if r.SECTIONS & wanted]
+        # The symptom rules run for a drug too: a symptom a stopped drug caused is the stop's reason.
+        reach = wanted | {Section.SYMPTOMS} if Section.MEDICATIONS in wanted else wanted
+        rules = [r for r in _RULES if r.SECTIONS & reach]
         if not rules:
             return []
         out: list[Assertion] = []
@@ -240,6 +242,7 @@ class RuleExtractor:
                 found += followups.extract(sentence, ctx)  # a change the drug rules could not place
             else:  # "... so I quit it, and the doctor switched me to valsartan": "it" comes first
                 found = followups.stopped_before(sentence, ctx, min(meds)) + found
+            found = followups.side_effects_of_stop(sentence, found, previous)
             if retraction:
                 # "I said I'm allergic to codeine — scratch that": what precedes the marker is void;
                 # a bare "Scratch that." voids the previous sentence, or the previous message.

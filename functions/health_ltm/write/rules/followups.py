@@ -14,7 +14,7 @@ import re
 
 from ...domain.models import EvidenceKind
 from ...domain.sections import FactStatus, Section
-from ...domain.text import CJK
+from ...domain.text import CJK, fold_in_place
 from ..dialogue import AnswerShape, answer_shape, last_question
 from ..normalize import find_terms, normalize_name
 from .chinese import about_the_user, zh_dose
@@ -342,3 +342,77 @@ def started_answer(question_text: str, answer: str, ctx: Context, said: list[Dra
             context_evidence=asked,
         )
     ]
+
+
+# What a stopped drug did to the user ("stopped it last week, made me too sleepy", "quit the
+# lisinopril because of the cough", "бросил, от него тошнило", "停了，吃了就头晕"): the symptom
+# is why the drug was stopped, not a complaint of the present, so it becomes the stop's reason.
+_CAUSED_BY_DRUG = rx(
+    r"\b(?:made|makes|making|gave|gives|giving|caused|causing|left)\s+me\b|\bbecause\b|\bdue\s+to\b"
+    r"|\bside[\s-]?effects?\b|\bот\s+(?:него|неё|нее|них|этого|этих|таблет\w*|препарат\w*)\b"
+    r"|\bиз-за\b|\bпотому\s+что\b|\bпобочк\w*|\bвызыва\w*|副作用|因为|吃了(?:就|会|以后|之后|后)|导致|引起"
+)
+# The same cause said in the sentence after the stop: "I stopped it. It made me dizzy."
+_CAUSED_BY_IT = rx(
+    r"^\s*(?:it|they|that|which|the\s+\w+)\s+(?:made|makes|gave|gives|caused|was\s+making|kept\s+making)\s+me\b"
+    r"|^\s*(?:от\s+(?:него|неё|нее|них)|он[ои]?\s+вызывал\w*)\b|^\s*吃了(?:就|会|以后|之后|后)"
+)
+
+# A clause of its own after the cause: "... because it wasn't working, but my knee hurts"
+_OTHER_CLAUSE = rx(
+    r"\b(?:but|however|now|still|anyway)\b|\b(?:но|а|однако|сейчас|теперь|до\s+сих\s+пор|вс[её]\s+ещ[её])\b"
+    r"|但|可是|不过|现在|还是"
+)
+
+
+def side_effects_of_stop(s: Sentence, found: list[Draft], previous: list[Draft]) -> list[Draft]:
+    """``found`` without the symptoms a stopped drug caused; the stop carries them as its
+    ``stop_reason`` (the user's words from the cue to the symptom)."""
+    stops = [d for d in found if _is_stop(d)]
+    cue = None
+    if stops:
+        first = min(d.span[0] for d in stops)
+        cue = next((m for m in _CAUSED_BY_DRUG.finditer(s.low) if m.start() >= first), None)
+        cue = cue or _CAUSED_BY_DRUG.search(s.low, 0, first)  # "it made me dizzy so I stopped"
+    else:
+        stops = [d for d in previous if _is_stop(d)]
+        cue = _CAUSED_BY_IT.search(s.low) if stops else None
+    if cue is None:
+        return found
+    effects = [
+        d
+        for d in found
+        if d.section is Section.SYMPTOMS
+        and d.status in (FactStatus.PRESENT, FactStatus.RESOLVED)
+        and d.experiencer is None
+        and _named_at(s, d) >= cue.end()
+        and not _OTHER_CLAUSE.search(s.low, cue.end(), _named_at(s, d))
+    ]
+    if effects:
+        end = max(_named_at(s, d) + len(d.name or "") for d in effects)
+    else:  # a symptom no rule reads as the present ("из-за тошноты", "от него был сухой кашель")
+        other = _OTHER_CLAUSE.search(s.low, cue.end())
+        terms = find_terms(("symptom",), s.text[cue.end() : other.start() if other else len(s.text)])
+        if not terms:
+            return found
+        end = cue.end() + terms[-1].end
+    reason = s.text[cue.start() : end]
+    reason = reason.strip(" ,.;:—-")[:120]
+    for stop in stops:
+        stop.attributes.setdefault("stop_reason", reason)
+    return [d for d in found if d not in effects]
+
+
+def _named_at(s: Sentence, draft: Draft) -> int:
+    """Where the symptom's own word stands (its evidence may be the whole clause, cue and all)."""
+    at = s.low.find(fold_in_place(draft.name or ""), draft.span[0]) if draft.name else -1
+    return at if at >= 0 else draft.span[0]
+
+
+def _is_stop(draft: Draft) -> bool:
+    return (
+        draft.section is Section.MEDICATIONS
+        and draft.status is FactStatus.STOPPED
+        and not draft.hypothetical
+        and not draft.retracted
+    )
