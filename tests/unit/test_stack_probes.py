@@ -1,4 +1,4 @@
-"""What talking to the local stack found (2026-12-01): the condition a named drug is taken for,
+"""What talking to the local stack found (2026-12-01): the condition or complaint a named drug is taken for,
 an inhaler named with its drug in front, and Chinese answers that stop a drug or keep a habit."""
 
 from __future__ import annotations
@@ -26,6 +26,19 @@ def test_the_condition_a_named_drug_is_taken_for_is_the_users(drugs, question, a
     d = Dialogue()
     d.say((A, "Which medicines do you take?"), (U, drugs), (A, question), (U, answer))
     assert d.fact(CC, condition) is not None
+
+
+@pytest.mark.parametrize(
+    ("drugs", "question", "answer", "symptom"),
+    [
+        ("эутирокс 75 утром натощак и конкор 2.5", "По какому поводу конкор?", "тахикардия", "palpitations"),
+        ("metoprolol 25 mg twice a day", "What's the metoprolol for?", "palpitations", "palpitations"),
+    ],
+)
+def test_a_complaint_a_named_drug_is_taken_for_is_the_users_symptom(drugs, question, answer, symptom):
+    d = Dialogue()
+    d.say((A, "Which medicines do you take?"), (U, drugs), (A, question), (U, answer))
+    assert d.fact(Section.SYMPTOMS, symptom).status is FactStatus.PRESENT
 
 
 def test_a_reason_for_a_visit_is_not_read_as_a_drugs_indication():

@@ -483,7 +483,7 @@ _ASKS_INDICATION = rx(
 _ASKS_INDICATION_OF = rx(
     r"\bпо\s+какому\s+поводу\b|\b(?:для|от)\s+чего\s+(?:вам|вы)\b"
     r"|\bwhat\s+(?:do|did|are|were)\s+you\s+(?:take|taking|use|using|on)\s+(?:the\s+|your\s+)?[\w-]+\s+for\b"
-    r"|\bwhat\s+(?:is|'s|was)\s+(?:the\s+|your\s+)?[\w-]+\s+for\b"
+    r"|\bwhat(?:\s+is|'s|\s+was)\s+(?:the\s+|your\s+)?[\w-]+\s+for\b"
 )
 _SOMEONE_TAKES = rx(r"\b(?:она|he|she|his|her|him)\b|\b(?:принимает|пьет|пьёт)\b|他|她")
 
@@ -1156,6 +1156,8 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
     """The things a list answer names, in the subject's section: "Zoloft, and Ambien at night"."""
     section = subject.section
     kinds = _LISTED_KINDS[section]
+    if subject.slot == _INDICATION:
+        kinds = (*kinds, "symptom")  # "По какому поводу конкор?" / "тахикардия": a complaint it treats
     text = answer
     low = fold_in_place(text)
     found: list[tuple[int, int, Term | None]] = []
@@ -1190,8 +1192,10 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             continue  # "How are you feeling?" / "should I worry if I get a fever?": no fever yet
         if section is Section.SYMPTOMS and _about_an_allergy(text, a):
             continue  # "allergic to penicillin, as a child it gave me a rash": the reaction, no symptom now
-        if term is not None and section is Section.CHRONIC_CONDITIONS and not term.entry.extra.get("chronic"):
-            target = Section.REPORTED_DIAGNOSES
+        if term is not None and term.entry.kind == "symptom":
+            target = Section.SYMPTOMS  # taken for: the user lives with it
+        elif term is not None and section is Section.CHRONIC_CONDITIONS:
+            target = section if term.entry.extra.get("chronic") else Section.REPORTED_DIAGNOSES
         if section is Section.ALLERGIES and _REACTION_WORDS.search(low[a:b]):
             continue  # a reaction is never an allergen
         conditions_named = section in (Section.CHRONIC_CONDITIONS, Section.FAMILY_HISTORY)
