@@ -430,6 +430,17 @@ def test_safety_lifestyle_is_shown_at_first_mention(talk):
     assert talk.fact(Section.LIFESTYLE, "smoking").stage is Stage.ACTIVE
 
 
+def test_a_habit_is_named_as_a_habit_and_a_bare_mention_keeps_its_amount(talk):
+    talk.say((U, "I smoke a pack a day"))
+    talk.say((U, "I smoke"), session="s2")
+    smoking = talk.fact(Section.LIFESTYLE, "smoking")
+    assert (smoking.name_normalized, smoking.attributes["value"]) == ("smoking", "pack a day")
+    talk.say((U, "I quit smoking"), session="s3")
+    talk.say((U, "I smoke again"), session="s4")
+    smoking = talk.fact(Section.LIFESTYLE, "smoking")
+    assert (smoking.status, smoking.attributes["value"]) == (FactStatus.PRESENT, "yes")
+
+
 def test_a_drug_named_first_then_stopped(talk):
     talk.say((U, "Пью аторвастатин"))
     talk.say((U, "аторвастатин бросил месяц назад"), session="s2")

@@ -381,9 +381,20 @@ def _default_status(section: Section) -> FactStatus:
     return FactStatus.ACTIVE if section is Section.MEDICATIONS else FactStatus.PRESENT
 
 
+# A habit's value that only says the habit is there: "I smoke" after "a pack a day" says no less.
+_BARE_HABIT_VALUE = "yes"
+
+
 def _attributes_after(existing: Fact, candidate: Candidate) -> dict[str, Any]:
     # What the user did not restate is kept: "started taking metformin" keeps its 500 mg.
-    return {**existing.attributes, **candidate.attributes}
+    said = dict(candidate.attributes)
+    if (
+        said.get("value") == _BARE_HABIT_VALUE
+        and existing.status is (candidate.status or existing.status)
+        and existing.attributes.get("value") not in (None, _BARE_HABIT_VALUE, "no", "former")
+    ):
+        del said["value"]  # the habit confirmed, its amount ("pack a day") kept
+    return {**existing.attributes, **said}
 
 
 def _implausible_change(old: dict[str, Any], new: dict[str, Any]) -> str | None:

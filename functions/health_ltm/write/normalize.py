@@ -494,7 +494,7 @@ def _normalize(section: Section, raw: str, hint: str | None) -> Normalized:
     for text in (raw, hint):
         entry = lookup(section, text) if text else None
         if entry is not None:
-            if entry.kind in _VALUE_KINDS:
+            if entry.kind == "slot":
                 return Normalized(" ".join(fold_in_place(raw or hint or "").split()), entry.key, entry.code)
             return Normalized(entry.name(lang), entry.key, entry.code)
     near = _fuzzy_lookup(section, raw) or _fuzzy_lookup(section, hint)
