@@ -153,6 +153,15 @@ def test_a_medication_line_has_its_dose_class_code_and_no_raw_keys():
     assert line == "- enalapril (taking now; as said: Энап; 5 mg; morning; for blood pressure; ATC C09AA02)"
 
 
+def test_a_stopped_drug_says_why_and_a_symptom_its_onset_in_words():
+    stopped = fact(
+        Section.MEDICATIONS, "amitriptyline", FactStatus.STOPPED, attributes={"stop_reason": "made me dizzy"}
+    )
+    assert fact_line(stopped) == '- amitriptyline (stopped; why stopped: "made me dizzy")'
+    line = fact_line(fact(Section.SYMPTOMS, "headache", attributes={"onset_days_ago": 1}))
+    assert "began 1 day before" in line and not REPR.search(line)
+
+
 def test_no_date_twice_in_a_line():
     surgery = fact(Section.SURGERIES, "appendectomy", attributes={"year": 2019}, valid_from="2019")
     assert fact_line(surgery) == "- appendectomy (in 2019)"

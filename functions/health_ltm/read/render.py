@@ -171,7 +171,8 @@ def attribute_words(
         elif key == "body_site":
             words.append(f"site: {value}")
         elif key == "onset_days_ago":
-            words.append(f"began {value} days before {said_on}" if said_on else f"began {value} days before")
+            days = f"{value} day" if value == 1 else f"{value} days"
+            words.append(f"began {days} before {said_on}" if said_on else f"began {days} before")
         elif key in ("year", "date"):
             words.append(f"in {value}")
         elif key == "since":
