@@ -281,11 +281,13 @@ def run_round(index: int, *, fragments: int, users: int, kills: int, seed: int, 
     # operator (`ltm redrive`) and counts the moved messages; what stays missing after that is lost.
     deadline = time.monotonic() + max(300, EXTRACTION_QUEUE.visibility_timeout_s + 60)
     pending = dict(accepted)
-    next_redrive = time.monotonic() + 10
+    last_progress, left = time.monotonic(), len(pending)
     while pending and time.monotonic() < deadline:
-        if time.monotonic() >= next_redrive:
+        if len(pending) < left:
+            last_progress, left = time.monotonic(), len(pending)
+        elif time.monotonic() - last_progress >= 10:  # stalled: what is left may be parked
             result.redriven += stack.redrive_extraction()
-            next_redrive = time.monotonic() + 10
+            last_progress = time.monotonic()
         for (user, fragment_id) in list(pending):
             try:
                 status, body = _request(stack.api_port, tokens[user], "GET", f"/v1/fragments/{fragment_id}")

@@ -23,6 +23,7 @@ from ..domain.transitions import is_current
 from .normalize import find_terms, kinds_for, normalize_name
 from .rules.followups import OLD_VALUE, STOPPED_PRONOUN, asks_started, course_class
 from .rules.medications import switched_to
+from .rules.symptoms import WHOLE
 
 _PLURAL = re.compile(
     r"\b(?:them|those|these|all\s+of\s+them|both|их|они|эти|все\s+эти|обa|оба|обе)\b|它们|这些|都"
@@ -129,14 +130,15 @@ def resolve(
 
 
 # "всё прошло", "all gone, feeling fine", "都好了": the whole complaint is over, every part of it
-_WHOLE = re.compile(r"\b(?:всё|все|all|everything|totally|completely|fully|полностью|совсем)\b|都|全好")
+_WHOLE_ZH = re.compile(r"都|全好")  # beside the Russian and English words of symptoms.WHOLE
 _RECENT_COMPLAINT = timedelta(days=14)
 
 
 def _over_for_all(assertion: Assertion, referents: list[_Referent], now: datetime) -> bool:
     """A recovery said of the whole complaint ends each of its recent parts (headache and fever);
     a complaint last spoken of weeks ago (a back pain from spring) may not be part of it: asked."""
-    if assertion.status is not FactStatus.RESOLVED or not _WHOLE.search(fold_in_place(assertion.evidence)):
+    said = fold_in_place(assertion.evidence)
+    if assertion.status is not FactStatus.RESOLVED or not (WHOLE.search(said) or _WHOLE_ZH.search(said)):
         return False
     return all(r.fact is None or now - r.fact.last_confirmed_at <= _RECENT_COMPLAINT for r in referents)
 

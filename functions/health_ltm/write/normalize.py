@@ -68,8 +68,9 @@ KINDS_BY_SECTION: dict[Section, tuple[str, ...]] = {
     Section.LIFESTYLE: ("lifestyle",),
     Section.DEMOGRAPHICS: ("slot",),
 }
-# Kinds whose facts carry a value, not an entity: the key names the slot, the name stays as said.
-_VALUE_KINDS = frozenset({"lifestyle", "slot"})
+# A demographic slot carries a value, not an entity: the key names the slot, the name stays as said
+# (a habit is named by the habit, its amount kept in its value: decision log 35).
+_SLOT_KIND = "slot"
 _ALL_KINDS = ("drug", "allergen", "condition", "symptom", "surgery", "injury", "vaccine")
 _DRUG_FORM = ("drug_form",)  # medicines named by their form only (see _normalize)
 
@@ -494,7 +495,7 @@ def _normalize(section: Section, raw: str, hint: str | None) -> Normalized:
     for text in (raw, hint):
         entry = lookup(section, text) if text else None
         if entry is not None:
-            if entry.kind == "slot":
+            if entry.kind == _SLOT_KIND:
                 return Normalized(" ".join(fold_in_place(raw or hint or "").split()), entry.key, entry.code)
             return Normalized(entry.name(lang), entry.key, entry.code)
     near = _fuzzy_lookup(section, raw) or _fuzzy_lookup(section, hint)

@@ -44,6 +44,7 @@ from .text import (
     Draft,
     Sentence,
     edge_trim,
+    name_at,
     rx,
     split_sentences,
 )
@@ -253,11 +254,11 @@ class RuleExtractor:
                     d
                     for d in found
                     if d.status is not FactStatus.ABSENT
-                    and _named_at(d, sentence.low, end=retraction.start())
+                    and name_at(d, sentence.low, end=retraction.start()) >= 0
                 ]
                 about = _ABOUT.match(sentence.low, retraction.end())
                 # "scratch that about the sulfa allergy": what the marker is about is void too
-                after = [d for d in found if about and _named_at(d, sentence.low, start=about.end())]
+                after = [d for d in found if about and name_at(d, sentence.low, start=about.end()) >= 0]
                 voided = before or after or ([] if found else previous)
                 for d in voided:
                     d.retracted = True
@@ -343,14 +344,6 @@ def _put_right(out: list[Assertion], current: list[int], text: str) -> list[int]
             )
         )
     return added
-
-
-def _named_at(draft: Draft, low: str, start: int = 0, end: int | None = None) -> bool:
-    """The draft's name is said wholly inside low[start:end] (its evidence span may be wider)."""
-    if not draft.name:
-        return False
-    at = low.find(fold_in_place(draft.name), start, end)
-    return at >= 0
 
 
 # what a retraction marker is about ("scratch that about the codeine", "забудь про аспирин")

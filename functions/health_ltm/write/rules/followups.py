@@ -14,13 +14,13 @@ import re
 
 from ...domain.models import EvidenceKind
 from ...domain.sections import FactStatus, Section
-from ...domain.text import CJK, fold_in_place
+from ...domain.text import CJK
 from ..dialogue import AnswerShape, answer_shape, last_question
 from ..normalize import find_terms, normalize_name
 from .chinese import about_the_user, zh_dose
 from .dates import find_date, find_since
 from .medication_details import BARE_VALUE, DOSE, _dose_match, dose_from_to
-from .text import Context, Draft, Sentence, hypothetical, rx, third_party_before
+from .text import Context, Draft, Sentence, hypothetical, name_at, rx, third_party_before
 
 _PRONOUN = (
     r"(?:it|them|those|these|that\s+one|those\s+ones|the\s+(?:pills?|meds|medications?|tablets?|drugs?)"
@@ -405,7 +405,7 @@ def side_effects_of_stop(s: Sentence, found: list[Draft], previous: list[Draft])
 
 def _named_at(s: Sentence, draft: Draft) -> int:
     """Where the symptom's own word stands (its evidence may be the whole clause, cue and all)."""
-    at = s.low.find(fold_in_place(draft.name or ""), draft.span[0]) if draft.name else -1
+    at = name_at(draft, s.low, draft.span[0])
     return at if at >= 0 else draft.span[0]
 
 

@@ -266,7 +266,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
 
 
 # "всё", "all", "totally": the whole complaint, however the question was put
-_WHOLE = rx(r"\b(?:всё|все|all|everything|totally|completely|fully|полностью|совсем|чисто)\b")
+WHOLE = rx(r"\b(?:всё|все|all|everything|totally|completely|fully|полностью|совсем|чисто)\b")
 
 
 def recovered(s: Sentence, section: Section, ctx: Context | None = None) -> list[Draft]:
@@ -278,7 +278,7 @@ def recovered(s: Sentence, section: Section, ctx: Context | None = None) -> list
     for start, end in _clauses(s):
         if not _RECOVERED_CLAUSE.fullmatch(s.low, start, end):
             continue
-        if about_drugs and not _WHOLE.search(s.low, start, end):
+        if about_drugs and not WHOLE.search(s.low, start, end):
             continue
         if third_party_before(s, start) or hypothetical(s, start) or negated(s, start, end):
             continue

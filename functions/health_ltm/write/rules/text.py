@@ -113,6 +113,11 @@ class Context:
     asked: frozenset[Section] = frozenset()
 
 
+def name_at(draft: Draft, low: str, start: int = 0, end: int | None = None) -> int:
+    """Where the draft's own name is said in low[start:end], or -1 (its evidence span may be wider)."""
+    return low.find(fold_in_place(draft.name), start, end) if draft.name else -1
+
+
 def edge_trim(text: str, start: int, end: int) -> tuple[int, int]:
     while start < end and text[start] in _EDGE:
         start += 1
