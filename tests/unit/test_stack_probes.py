@@ -208,3 +208,21 @@ def test_a_stored_drug_no_table_lists_named_in_the_question_is_the_one_stopped(q
     d.say((A, question), (U, "I stopped taking it last week"), session="s2")
     assert d.fact(M, "cyclobenzaprine").status is FactStatus.STOPPED
     assert d.fact(M, "naproxen").status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    "correction",
+    [
+        "sorry, I said ibuprofen but I meant naproxen",
+        "я сказала ибупрофен, а имела в виду напроксен",
+        "我说的是布洛芬，其实是萘普生",
+    ],
+)
+def test_a_drug_name_said_wrong_then_meant_is_put_right(correction):
+    d = Dialogue()
+    d.say((A, "What have you tried?"), (U, "just ibuprofen and tramadol 50"))
+    d.say((U, correction), session="s2")
+    assert d.fact(M, "naproxen").status is FactStatus.ACTIVE
+    # the stored wrong name is not dropped on the user's word alone: the assistant confirms it
+    assert [c.reason for c in d.memory.clarifications] == ["retracted_mention"]
+    assert d.fact(M, "tramadol").status is FactStatus.ACTIVE

@@ -188,7 +188,14 @@ _THEN_RIGHT = re.compile(r"^\s*[,，]?\s*(?:а\s+(?:на\s+)?|but\s+(?:to\s+)?|i
 _THEN_WRONG = re.compile(r"^\s*[,，]?\s*(?:а\s+не\s+(?:на\s+)?|not\s+(?:to\s+)?|不是)$")
 
 
-_PUT_RIGHT_HINT = re.compile(r"\bне\b|\bnot\b|不是")  # every pattern above needs one of these
+# "I said ibuprofen but I meant naproxen", "написала эналаприл, а имела в виду лизиноприл",
+# "我说的是布洛芬，其实是萘普生": the name said first is the wrong one
+_SAID_BEFORE = re.compile(r"(?:\bi\s+(?:said|wrote|typed)\s+|\b(?:сказал|написал)[аи]?\s+|我说(?:的是|成)?)$")
+_MEANT_BETWEEN = re.compile(
+    r"^\s*[,，]?\s*(?:(?:but|and)\s+)?(?:i\s+)?meant\s+(?:to\s+say\s+)?$"
+    r"|^\s*[,，]?\s*(?:(?:но|а)\s+)?(?:я\s+)?имел[аи]?\s+в\s+виду\s+$|^\s*[,，]?\s*(?:其实是|应该是|我是说)$"
+)
+_PUT_RIGHT_HINT = re.compile(r"\bне\b|\bnot\b|不是|\bmeant\b|\bимел|其实是|应该是|我是说")  # one per pattern
 
 
 def name_corrections(text: str) -> list[tuple[str, str, str]]:
@@ -200,7 +207,10 @@ def name_corrections(text: str) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     for first, second in itertools.pairwise(terms):
         between = low[first.end : second.start]
-        if _THEN_RIGHT.match(between) and _WRONG_BEFORE.search(low[max(0, first.start - 8) : first.start]):
+        before = low[max(0, first.start - 12) : first.start]
+        not_this = _THEN_RIGHT.match(between) and _WRONG_BEFORE.search(before)  # "не X, а Y"
+        meant = _MEANT_BETWEEN.match(between) and _SAID_BEFORE.search(before)  # "I said X but I meant Y"
+        if not_this or meant:
             wrong, right = first, second
         elif _THEN_WRONG.match(between):
             wrong, right = second, first
