@@ -79,6 +79,8 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("blind3_held_precision_shown", "blind3_held precision, shown", ""),
             ("blind4_held_recall_shown", "blind4_held recall, shown (written blind, never tuned on)", ""),
             ("blind4_held_precision_shown", "blind4_held precision, shown", ""),
+            ("blind5_held_recall_shown", "blind5_held recall, shown (written blind, held whole)", ""),
+            ("blind5_held_precision_shown", "blind5_held precision, shown", ""),
             ("relative_as_self", "relative / other person stored as self", "0"),
             ("affirmed_as_absent", "affirmed stored as absent", "0"),
             ("denied_as_present", "denied stored as present", "0"),

@@ -162,6 +162,27 @@ def test_a_stopped_drug_says_why_and_a_symptom_its_onset_in_words():
     assert "began 1 day before" in line and not REPR.search(line)
 
 
+def test_a_question_about_the_present_shows_a_drug_stopped_for_what_it_did():
+    """Ended facts come to a question about the present as briefs; one that says why the drug was
+    stopped is shown as its line (the user may ask about taking it again), a bare one is not."""
+    from health_ltm.domain.models import EndedFact
+
+    sumatriptan = fact(
+        Section.MEDICATIONS, "sumatriptan", FactStatus.STOPPED, attributes={"stop_reason": "chest tightness"}
+    )
+    ibuprofen = fact(Section.MEDICATIONS, "ibuprofen", FactStatus.STOPPED, fact_id="f2")
+    current = fact(Section.MEDICATIONS, "lisinopril", FactStatus.ACTIVE, fact_id="f3")
+    memory = UserMemory(facts=[current], ended=[EndedFact.of(sumatriptan), EndedFact.of(ibuprofen)])
+    result = context(memory, Section.MEDICATIONS, query="can I take sumatriptan again?")
+    assert '- sumatriptan (stopped; why stopped: "chest tightness")' in result.prompt
+    assert "ibuprofen" not in result.prompt and "- lisinopril (taking now)" in result.prompt
+    assert {f.name for f in result.self_reported[0].facts} == {"sumatriptan", "lisinopril"}
+    deleted = EndedFact.of(sumatriptan.model_copy(update={"deleted_at": T0}))
+    assert (
+        "sumatriptan" not in context(UserMemory(facts=[current], ended=[deleted]), Section.MEDICATIONS).prompt
+    )
+
+
 def test_no_date_twice_in_a_line():
     surgery = fact(Section.SURGERIES, "appendectomy", attributes={"year": 2019}, valid_from="2019")
     assert fact_line(surgery) == "- appendectomy (in 2019)"

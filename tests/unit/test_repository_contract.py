@@ -403,6 +403,47 @@ def _stopped_ibuprofen(repository) -> str:
     return fact.id
 
 
+def test_a_drug_stopped_for_what_it_did_keeps_its_name_and_reason_in_its_brief(repository):
+    """The brief is all a question about the present reads of an ended fact: a drug stopped for a
+    side effect must still say which drug and why (a drug question may be about taking it again).
+    A drug stopped for no stated reason stays a bare brief; deleting the fact empties it again."""
+    from health_ltm.domain.transitions import user_delete, user_edit
+
+    seeded(repository)
+    ctx = DecisionContext(now=T0, new_id=new_ulid, fragment_id=None, session_id="s1")
+    enalapril = repository.get_fact(
+        "alice", next(f.id for f in repository.load_memory("alice").facts if f.key == "enalapril")
+    )
+    assert enalapril is not None
+    stop = user_edit(
+        enalapril, {"status": FactStatus.STOPPED, "attributes": {"stop_reason": "dry cough"}}, ctx
+    )
+    repository.apply(
+        "alice", None, ChangeSet(facts=[FactWrite(stop.fact, stop.event, stop.expected_version)])
+    )
+    meds = [Section.MEDICATIONS]
+    for light in (False, True):
+        memory = repository.load_memory("alice", meds, ended=False, current_state=meds if light else ())
+        briefs = {b.key: b for b in memory.ended}
+        assert (briefs["enalapril"].name, briefs["enalapril"].stop_reason) == (
+            enalapril.name_normalized,
+            "dry cough",
+        )
+        assert (briefs["ibuprofen"].name, briefs["ibuprofen"].stop_reason) == ("", None)
+        line = briefs["enalapril"].as_line()
+        assert line is not None and line.attributes == {"stop_reason": "dry cough"}
+        assert line.status is FactStatus.STOPPED and briefs["ibuprofen"].as_line() is None
+    stopped = repository.get_fact("alice", enalapril.id)
+    assert stopped is not None
+    gone = user_delete(stopped, ctx)
+    repository.apply(
+        "alice", None, ChangeSet(facts=[FactWrite(gone.fact, gone.event, gone.expected_version)])
+    )
+    for light in (False, True):
+        memory = repository.load_memory("alice", meds, ended=False, current_state=meds if light else ())
+        assert all(b.as_line() is None for b in memory.ended)
+
+
 def test_a_fact_that_ends_and_comes_back_moves_between_the_blocks(repository):
     from health_ltm.domain.transitions import user_edit
 

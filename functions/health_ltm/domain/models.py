@@ -108,7 +108,9 @@ class EndedFact(BaseModel):
     """What a question about the present needs of a fact that ended (stopped, resolved, deprecated
     or deleted): that the section was discussed, which conversations it came from, and its key and
     status for a document to be compared with. The whole fact is stored apart; only a history
-    question (or the write path) reads it."""
+    question (or the write path) reads it. A drug the user stopped because of what it did to them
+    keeps its name and that reason too: a question about the present must still see it (a drug
+    question may be about taking it again), see ``as_line``."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -121,6 +123,8 @@ class EndedFact(BaseModel):
     last_confirmed_at: datetime
     source_fragment_ids: list[str] = Field(default_factory=list)
     version: int = 1
+    name: str = ""  # only with a stop reason
+    stop_reason: str | None = None
 
     @property
     def is_deleted(self) -> bool:
@@ -128,6 +132,7 @@ class EndedFact(BaseModel):
 
     @classmethod
     def of(cls, fact: Fact) -> EndedFact:
+        reason = stop_reason(fact)
         return cls(
             id=fact.id,
             section=fact.section,
@@ -138,7 +143,37 @@ class EndedFact(BaseModel):
             last_confirmed_at=fact.last_confirmed_at,
             source_fragment_ids=list(fact.source_fragment_ids),
             version=fact.version,
+            name=(fact.name_normalized or fact.name_raw) if reason else "",
+            stop_reason=reason,
         )
+
+    def as_line(self) -> Fact | None:
+        """A drug stopped for what it did, as the line a question about the present shows
+        ("sumatriptan (stopped; why stopped: "chest tightness")"); None for any other brief.
+        What it leaves out (code, dates, documents) stays at the model's defaults."""
+        if self.stop_reason is None or self.deleted:
+            return None
+        return Fact.model_construct(
+            id=self.id,
+            section=self.section,
+            key=self.key,
+            name_raw=self.name,
+            name_normalized=self.name,
+            status=self.status,
+            stage=self.stage,
+            attributes={"stop_reason": self.stop_reason},
+            first_mentioned_at=self.last_confirmed_at,
+            last_confirmed_at=self.last_confirmed_at,
+            source_fragment_ids=self.source_fragment_ids,
+        )
+
+
+def stop_reason(fact: Fact) -> str | None:
+    """Why the user stopped a drug, when it is a stopped medication of theirs that says so."""
+    if fact.is_deleted or fact.section is not Section.MEDICATIONS or fact.status is not FactStatus.STOPPED:
+        return None
+    reason = fact.attributes.get("stop_reason")
+    return reason if isinstance(reason, str) and reason else None
 
 
 def is_ended(fact: Fact) -> bool:
@@ -190,6 +225,12 @@ class CurrentFact(BaseModel):
         }
         if is_ended(fact):
             fields["deleted"] = fact.is_deleted
+            reason = stop_reason(fact)
+            if reason:  # the brief a question about the present still shows (EndedFact.as_line)
+                fields |= {
+                    "name": fact.name_normalized or fact.name_raw,
+                    "attributes": {"stop_reason": reason},
+                }
         else:
             name = fact.name_normalized or fact.name_raw
             fields |= {
@@ -255,6 +296,8 @@ class CurrentFact(BaseModel):
             deleted=self.deleted,
             last_confirmed_at=datetime.fromtimestamp(self.confirmed_at, UTC),
             source_fragment_ids=self.sources,
+            name=self.name,
+            stop_reason=self.attributes.get("stop_reason"),
         )
 
 

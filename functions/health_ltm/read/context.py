@@ -182,9 +182,7 @@ def build_context(
     # conversations they came from); a history question reads them whole. Sections that ride
     # along only for what is current (a drug question's allergies) are read as their lines.
     memory: UserMemory = (
-        repository.load_memory(
-            user_id, sections, ended=history, current_state=classification.current_state
-        )
+        repository.load_memory(user_id, sections, ended=history, current_state=classification.current_state)
         if sections
         else UserMemory()
     )
@@ -319,11 +317,18 @@ def _scan(memory: UserMemory, selected: set[Section], history: bool) -> _Scan:
             continue
         if section in selected:
             own.setdefault(section, []).append((-fact.last_confirmed_at.timestamp(), index, fact, fact.id))
-    for brief in memory.ended:
+    offset += len(memory.documented)
+    for index, brief in enumerate(memory.ended):
         if unmatched and brief.key in unmatched:
             _match(unmatched, own_by_key, brief)
         if not brief.deleted:
             discussed.add(brief.section)
+        # A drug stopped for what it did is shown to a question about the present as well.
+        if brief.stop_reason and brief.section in selected and brief.stage in shown:
+            line = brief.as_line()
+            if line is not None:
+                entry = (-brief.last_confirmed_at.timestamp(), offset + index, line, brief.id)
+                own.setdefault(brief.section, []).append(entry)
     return _Scan(own, documented, stated, discussed, documents, own_by_key)
 
 
