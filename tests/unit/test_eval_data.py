@@ -108,7 +108,6 @@ def dialogue_rows():
     return load_jsonl("dialogues.jsonl")
 
 
-
 SECTION_STATUSES = {"confirmed_absent", "unsure", "present"}
 FORBIDDEN_WHY = {
     "relative_as_self",
@@ -212,6 +211,7 @@ def test_the_blind_dialogues_are_their_own_set_in_three_languages_and_two_splits
         assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
         assert set(row["expected_sections"].values()) <= SECTION_STATUSES, row["id"]
         assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
+
     def said(dialogues):  # what users said, beyond the shortest answers ("no", "42")
         return {m["text"] for r in dialogues for f in r["fragments"] for m in f if m["role"] == "user"}
 
@@ -235,7 +235,9 @@ def test_the_later_blind_dialogues_are_their_own_sets_in_three_languages_and_two
     assert len(rows) == 48 and len({r["id"] for r in rows}) == 48
     assert Counter(r["lang"] for r in rows) == {"ru": 16, "en": 16, "zh": 16}
     # the fifth set is held whole: measured, never tuned on
-    splits = {f"blind{number}_held": 48} if number == 5 else {f"blind{number}_tune": 24, f"blind{number}_held": 24}
+    splits = (
+        {f"blind{number}_held": 48} if number == 5 else {f"blind{number}_tune": 24, f"blind{number}_held": 24}
+    )
     assert Counter(r["split"] for r in rows) == splits
     from bench.eval.dialogues import label_keys
 
@@ -244,7 +246,10 @@ def test_the_later_blind_dialogues_are_their_own_sets_in_three_languages_and_two
         assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
         assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
         assert all(label_keys(e) for e in row["expected"]), row["id"]
-    earlier_files = ["dialogues.jsonl", *(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5) if n != number)]
+    earlier_files = [
+        "dialogues.jsonl",
+        *(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5) if n != number),
+    ]
     earlier = [d for name in earlier_files for d in load_jsonl(name)]
 
     def said(dialogues):

@@ -145,6 +145,13 @@ def test_the_name_meant_instead_takes_the_place_of_the_one_taken_back(messages, 
         ("my mom got breast cancer when she was 45", "mother:breast_cancer", 45),
         ("папа - инфаркт в 60, мама: диабет", "father:myocardial_infarction", 60),
         ("у мамы в 50 лет нашли рак груди", "mother:breast_cancer", 50),
+        # the age in the next clause, which says the disease came
+        ("my mother has type 2 diabetes, she got it at 55", "mother:type_2_diabetes", 55),
+        ("my dad had a stroke, he was 62 when it happened", "father:stroke", 62),
+        ("мама болеет диабетом, заболела в 50", "mother:diabetes", 50),
+        ("у мамы рак груди, нашли в 48 лет", "mother:breast_cancer", 48),
+        ("我妈妈有糖尿病，五十岁得的", "mother:diabetes", 50),
+        ("我爸爸高血压，他60岁查出来的", "father:hypertension", 60),
     ],
 )
 def test_a_relatives_age_when_the_disease_came_is_kept(answer, key, age):
@@ -154,11 +161,22 @@ def test_a_relatives_age_when_the_disease_came_is_kept(answer, key, age):
     assert fact is not None and fact.attributes.get("age_at_onset") == age
 
 
-@pytest.mark.parametrize("answer", ["dad had a stroke in 2019", "dad had a stroke at 7 am, we called 911"])
-def test_a_year_or_a_clock_time_is_not_an_age(answer):
+@pytest.mark.parametrize(
+    ("answer", "key"),
+    [
+        ("dad had a stroke in 2019", "father:stroke"),
+        ("dad had a stroke at 7 am, we called 911", "father:stroke"),
+        # an age now, a stay, a dose time in the next clause: not when the disease came
+        ("my mom has diabetes, she is 70 now", "mother:diabetes"),
+        ("my sister has asthma, she was 5 days in hospital", "sister:asthma"),
+        ("у папы гипертония, он пьёт 2 таблетки в 8 утра", "father:hypertension"),
+        ("我妈妈有糖尿病，今年七十岁了", "mother:diabetes"),
+    ],
+)
+def test_a_year_or_a_clock_time_is_not_an_age(answer, key):
     d = Dialogue()
     d.say((A, "Any diseases in your family?"), (U, answer))
-    fact = d.fact(Section.FAMILY_HISTORY, "father:stroke")
+    fact = d.fact(Section.FAMILY_HISTORY, key)
     assert fact is not None and "age_at_onset" not in fact.attributes
 
 

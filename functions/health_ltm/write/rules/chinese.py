@@ -1056,6 +1056,17 @@ _TEST_RESULT = re.compile(
     r"(?P<result>阴性|阳性|转阴)"
 )
 _AGE_AT = re.compile(rf"({_ZH_NUM})\s*(?:周)?岁")
+# The clause after the condition says when it came: "我妈妈有糖尿病，五十岁得的", "…，她60岁查出来的".
+_ONSET_AFTER = re.compile(
+    rf"[，,；;]?\s*(?:她|他)?(?:是)?(?:在)?({_ZH_NUM})\s*(?:周)?岁(?:的时候|那年|左右)?(?:就)?"
+    r"(?:得的|得上的|查出来的|查出的|发现的|确诊的|开始的|诊断的|得了|查出|确诊|发病)"
+)
+
+
+def _onset_after(s: Sentence, at: int) -> re.Match[str] | None:
+    return _ONSET_AFTER.match(s.low, at)
+
+
 # A level said to be a bit high ("血压有点高", "血糖偏高", "胆固醇一直比较高"): the condition of that
 # level, the phrase its own cue; high blood sugar is hyperglycemia, not diabetes.
 _HIGH_LEVEL = re.compile(
@@ -1259,7 +1270,7 @@ def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) 
     if who.kind in ("relative", "family") or _C_FAMILY_AFTER.match(s.low[b:c_end]):
         relative = who.relative or Relative.OTHER
         attributes: dict = {"relative": relative.value}
-        age = _AGE_AT.search(s.low, c_start, a)
+        age = _AGE_AT.search(s.low, c_start, a) or _onset_after(s, c_end)
         if age and not negated:
             n = zh_number(age.group(1))
             if n is not None and n <= 120:

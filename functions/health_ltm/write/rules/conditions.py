@@ -352,20 +352,41 @@ def _relative(s: Sentence, pos: int) -> Relative | None:
 # A relative's age when the disease came: "stroke at 70", "at age 52", "when she was 45", "инфаркт
 # в 60", "в 50 лет нашли", "с 40 лет". Not a year ("in 2019"), a clock time ("at 7 am") or a dose.
 _AGE_AT_ONSET = rx(
-    r"(?:\bat\s+(?:the\s+)?(?:age\s+(?:of\s+)?)?|\baged\s+|\bwhen\s+(?:he|she)\s+was\s+|\bв\s+(?:возрасте\s+)?|\bс\s+)"
-    r"(?P<age>\d{1,3})(?!\d|[:.,]\d|\s*(?:am|pm|mg|kg|%|мг|кг|час|раз|утра|вечера|лет\s+назад|years?\s+ago))"
+    r"(?:\bat\s+(?:the\s+)?(?:age\s+(?:of\s+)?)?|\baged\s+|\b(?:when|since)\s+(?:he|she)\s+was\s+"
+    r"|\b(?:he|she)\s+was\s+(?=\d{1,3}\s+(?:when|years?\s+old))|\bв\s+(?:возрасте\s+)?|\bс\s+)"
+    r"(?P<age>\d{1,3})(?!\d|[:.,]\d|\s*(?:am|pm|mg|kg|%|мг|кг|час|раз|утра|вечера|лет\s+назад|years?\s+ago"
+    r"|days?|weeks?|months?|hours?|дн|недел|месяц))"
     r"(?P<unit>\s*(?:лет|года|год|years?(?:\s+old)?|yo)\b)?"
+)
+# The clause after the condition tells when it came, of the same person: "my mother has diabetes,
+# she got it at 55", "dad had a stroke, he was 62 when it happened", "у мамы диабет, заболела в 50".
+_ONSET_NEXT = rx(
+    r"\s*(?:(?:and|but|и|а|но)\s+)?(?:(?:he|she)\s+(?:got|had|developed|was|found|started)\b"
+    r"|(?:got|developed|diagnosed|found\s+out)\b|(?:у\s+(?:него|неё|нее)\s+)?(?:(?:он[аио]?|его|её|ее)\s+)?"
+    r"(?:заболел|диагностировали|поставили|нашли|выявили|обнаружили|началось|начался|началась|появил|с\s+\d))"
 )
 
 
 def _age_at_onset(s: Sentence, term) -> int | None:
-    """The age in the condition's clause, said with a unit or right after the condition."""
+    """The age in the condition's clause, said with a unit or right after the condition; else in
+    the next clause when that one says the disease came ("…, she got it at 55")."""
     start, end = s.clause(term.start)
+    age = _age_in(s, start, end, term.end)
+    if age is None and end < len(s.low):
+        n_start, n_end = s.clause(end)
+        if not s.low[n_start:n_end].strip(" ,;:—–-"):  # the comma between is a clause of its own
+            n_start, n_end = n_end, s.clause(n_end)[1]
+        if _ONSET_NEXT.match(s.low, n_start, n_end):
+            age = _age_in(s, n_start, n_end, n_start)
+    return age
+
+
+def _age_in(s: Sentence, start: int, end: int, after: int) -> int | None:
     for m in _AGE_AT_ONSET.finditer(s.low, start, end):
         age = int(m.group("age"))
         bare = m.group("unit") is None
         # a bare number ("в 60", "at 70") only after the condition: "в 2 ночи" before it is a time
-        if 0 < age <= 110 and not (bare and (m.start() < term.end or age < 10 or m.group(0).startswith("с"))):
+        if 0 < age <= 110 and not (bare and (m.start() < after or age < 10 or m.group(0).startswith("с"))):
             return age
     return None
 
