@@ -130,7 +130,7 @@ CASES: list[tuple[str, list[dict]]] = [
             )
         ],
     ),
-    ("我对芒果过敏", [fact(S.ALLERGIES, "芒果", F.PRESENT)]),
+    ("我对芒果过敏", [fact(S.ALLERGIES, "mango", F.PRESENT)]),
     ("小时候对牛奶过敏，后来好了", [fact(S.ALLERGIES, "milk", F.RESOLVED)]),
     ("我没有过敏", [section_level(S.ALLERGIES, K.SECTION_ABSENT)]),
     ("我没有任何过敏", [section_level(S.ALLERGIES, K.SECTION_ABSENT)]),

@@ -295,9 +295,7 @@ class _ExemplarIndex:
     owner: list[str]  # exemplar index -> class name
 
 
-def _current_state(
-    specs: dict[str, QueryClassSpec], wanted: set[Section], named_drug: bool
-) -> set[Section]:
+def _current_state(specs: dict[str, QueryClassSpec], wanted: set[Section], named_drug: bool) -> set[Section]:
     """The wanted sections every class that asks for them wants only as their current state."""
     light = set()
     asked = {name: spec.sections_beside(set(specs) - {name}, named_drug) for name, spec in specs.items()}
@@ -530,7 +528,7 @@ class QueryClassifier:
             entries += [
                 (term, label, rule.weight)
                 for term in entity_terms(rule.kind or kind, rule.chronic)
-                if term.rstrip("$") not in skip
+                if term.replace("$", "") not in skip
                 for label in labels
             ]
             if rule.names_a_drug:  # the INN stems inside a word ("*профен") name a drug too
@@ -544,9 +542,10 @@ _SHORTEST_ENTITY_TERM = 3  # shorter Latin/Cyrillic names are abbreviations that
 
 @lru_cache(maxsize=16)
 def entity_terms(kind: str, chronic: bool | None = None) -> tuple[str, ...]:
-    """Every name and alias of one kind of the synonym table, as lexicon terms (whole words for
-    a short name, stems for a long one, CJK as substrings). A four-letter Latin word is a whole
-    word ("numb" is not "number"); Cyrillic keeps its stems (inflection)."""
+    """Every name and alias of one kind of the synonym table, as lexicon terms (CJK as substrings).
+    A Latin word is a whole word, the last one with its plural ("numb" is not "number", "stoma"
+    not "stomach", "renova" not "renovation"; "migraines" is a migraine); Cyrillic keeps its stems
+    (inflection)."""
     raw = data_file("synonyms.json").get(kind, [])
     terms: set[str] = set()
     for item in raw:
@@ -560,9 +559,23 @@ def entity_terms(kind: str, chronic: bool | None = None) -> tuple[str, ...]:
             if not CJK_RE.search(term):
                 if not parts or sum(len(p) for p in parts) < _SHORTEST_ENTITY_TERM:
                     continue
-                term = " ".join(p + "$" if len(p) == 4 and p.isascii() else p for p in parts)
+                if parts[-1].isascii():
+                    head = " ".join(p + "$" if p.isascii() else p for p in parts[:-1])
+                    terms.update(f"{head} {last}$".strip() for last in _plurals(parts[-1]))
+                    continue
+                term = " ".join(p + "$" if p.isascii() else p for p in parts)
             terms.add(term)
     return tuple(sorted(terms))
+
+
+def _plurals(word: str) -> tuple[str, ...]:
+    """A Latin word and its English plural forms (the write path's stemmer meets the same); not
+    of a short word, whose "-s" is as often a verb's ("it burns", "it hurts")."""
+    if not word.isalpha() or len(word) <= 4:
+        return (word,)
+    if word.endswith("y") and len(word) > 3:
+        return word, word + "s", word[:-1] + "ies"
+    return word, word + "s", word + "es"
 
 
 @lru_cache(maxsize=1)

@@ -201,6 +201,17 @@ def _index(kinds: tuple[str, ...]) -> _Index:
     return index
 
 
+@lru_cache(maxsize=1)
+def _body_sites() -> frozenset[str]:
+    return frozenset(e.key for e in _table().get("body_site", []))
+
+
+def pain_site(key: str) -> str | None:
+    """The body site a pain symptom's key names ("knee_pain" -> "knee"), when the table has it."""
+    site = key.removesuffix("_pain")
+    return site if site != key and site in _body_sites() else None
+
+
 def kinds_for(section: Section | str) -> tuple[str, ...]:
     return KINDS_BY_SECTION[Section(section)]
 
@@ -247,19 +258,31 @@ def find_terms(kinds: tuple[str, ...], text: str, fuzzy: bool = False) -> tuple[
 # scanning the 100,000 most frequent English and Russian words (wordfreq) against the table;
 # stems, as _tokens gives them. Re-run the scan after adding short names to the table.
 _COMMON_NEAR_NAMES = word_set(
-    "ability allegri allegro alsace amaral ambient ankara annuity antare armond articulate artistic "
-    "aspiring augmenting buffering cambio cambria cancel canker canner canter capote cashed cashel "
-    "celica chocolatier circadian cirrus clarinet clementine concert concertina concerto concord "
-    "concour concur condor connor contract contrasted creator creston cumbia depressing depressive "
-    "digression dioxin enclose farmiga florent gallus innovate iodide iovine lactase lactone lanolin "
-    "lyrical melamine metadata mitigate morphing naturopathy nephropathy nicked nickle nootropic "
-    "oranje overnight oversight pancreatic penicillium pollan polled polley precise principe "
-    "principled pullen raglan reflex saxena scrimp seaford sentra shingled single singular strike "
-    "strobe strode stroked strome strove taoist valeria valyrian арамис аризон артист вестис виктор "
-    "гипотез главком динамит долгот знаков кондор коннор контор контракт коронац кофеин крестов "
-    "мелочн милочк молотк морщин назрел наклонен норман отправлен отправлени отправленн паритет "
-    "паркет плавитс племен плетен подогр прозаик прокатн простил простын рефлекс сдалис спаркс спирит "
-    "стимулятор трахал форман цветет цеткин"
+    "ability alcoholic alessi allegri allegro alsace altera althea amaral ambient androgen ankara "
+    "annuity antare ariane armond articulate artistic aspiring augmenting bafana banara bandai "
+    "bandana benzyl betaine breach brenna buffering bunton cambio cambria cancel candia candid "
+    "candide canker canner canter capote capsicum carita cashed cashel celica cellulite centum "
+    "chloride chocolatier circadian cirrus clarinet clarity clegane clementine concert concertina "
+    "concerto concord concour concur condor connor contract contrasted cortex cortez creator "
+    "creston crustacea cumbia depressing depressive digression dioxin enclose endometrium essential "
+    "essentially estaing estrogen farmiga father feathery florent gaiter gallus guardia halima "
+    "hearin horned horner horney hydrazine infectivity innovate invertible iodide iovine lactase "
+    "lactone lanolin lenora lifton linton lipton liston litton lyrical malignant mangle melamine "
+    "metadata micromax micron milena miramax mitigate mollusca morena morphing musser naturopathy "
+    "nephropathy nicked nickle nicotine nootropic ocelli oestrogen oranje ouster overnight "
+    "oversight pancreatic penicillium peptic perfumed perfumer person pollan polled polley precise "
+    "preservation principe principled pullen pyridine raglan reflex reynaud roland ronnie rosella "
+    "salman salmond salomon saloon salton saxena scrimp seaford sentra shingled single singular "
+    "spondylitis sprinted sprinter strike strobe strode stroked strome strove sulfate sulfide "
+    "sulphate sulphide sunburst sunbury tanaka taoist testis thrash thresh thrust tustin unicom "
+    "unison valeria valyrian visite акватор арамис аризон артист барнетт вестис виктор гектор "
+    "гермес гипотез главком гордилс динамит долгот зеленск знаков карлин карпин картин кондор "
+    "коннор консервац консервн контор контракт коронац корсак кофеин красил крестов легальн мелочн "
+    "милочк молотк молочник морщин назрел наклонен наркомат некроз норман отправлен отправлени "
+    "отправленн паритет паркет пастыр перекус перепис персон перстен плавитс племен плетен плоскост "
+    "подогр прозаик прокатн пропан проспал проспат простил простын разнообразн рефлекс сдалис "
+    "системн скепсис соловк спаркс спирит стабилен стимулятор сульфат трахал форман цветет цеткин "
+    "эрмитаж"
 )
 
 

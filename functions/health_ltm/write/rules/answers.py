@@ -1152,6 +1152,13 @@ _REACTION_WORDS = rx(
 )
 
 
+# A drug the user carries or takes for the allergy, named right before it: its remedy.
+_CARRIED = rx(
+    r"(?:\bcarry|\bcarries|\bkeep|\bhave\s+to\s+(?:use|take)|\buse|\btake|\bon|ношу|держу|принимаю|пью|"
+    r"пользуюсь|спасаюсь|随身带|随身携带|备着|吃|用)\s*(?:an?\s+|the\s+|my\s+|с\s+собой\s+)?$"
+)
+
+
 def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[Draft]:
     """The things a list answer names, in the subject's section: "Zoloft, and Ambien at night"."""
     section = subject.section
@@ -1198,6 +1205,13 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             target = section if term.entry.extra.get("chronic") else Section.REPORTED_DIAGNOSES
         if section is Section.ALLERGIES and _REACTION_WORDS.search(low[a:b]):
             continue  # a reaction is never an allergen
+        if (
+            section is Section.ALLERGIES
+            and term is not None
+            and term.entry.kind == "drug"
+            and _CARRIED.search(low[max(offset, a - 24) : a])
+        ):
+            continue  # "peanuts, I carry an EpiPen", "take Zyrtec for it": the remedy, not an allergen
         conditions_named = section in (Section.CHRONIC_CONDITIONS, Section.FAMILY_HISTORY)
         name = mention(text, term) if term is not None and conditions_named else text[a:b]
         normalized = normalize_name(target, name)

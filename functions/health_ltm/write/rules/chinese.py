@@ -20,7 +20,7 @@ from ...domain.attributes import Relative
 from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
-from ..normalize import Term, find_terms, kinds_for, normalize_name
+from ..normalize import Term, find_terms, kinds_for, normalize_name, pain_site
 from .text import Context, Draft, Sentence
 
 SECTIONS = frozenset(
@@ -1501,6 +1501,8 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
                     valid_from = date.fromordinal(ctx.today.toordinal() - onset).isoformat()
         if normalized.key.endswith("_pain") and " " in hint:
             attributes["body_site"] = hint.split()[0]
+        elif site := pain_site(normalized.key):  # a site pain the table names whole ("膝盖疼")
+            attributes["body_site"] = site
         drafts.append(
             Draft(
                 Section.SYMPTOMS,

@@ -187,7 +187,8 @@ def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
     drafts = []
     for term in find_terms(("surgery",), s.text):
         start, end = s.clause(term.start)
-        cue = _SURGERY_CUE.search(s.low, start, end)
+        # "I had a tubal ligation", "мне сделали мастэктомию": having had it is the cue too
+        cue = _SURGERY_CUE.search(s.low, start, end) or _HAD_PROCEDURE.search(s.low, start, term.start)
         # "ACL reconstruction in 2017" answering "Any surgeries?": the question is the cue
         first = cue.start() if cue else term.start
         named = _NAMES_A_PROCEDURE.search(s.low, term.start, term.end)

@@ -40,6 +40,7 @@ from .text import (
     RELATIVE_BY_WORD,
     REMEMBER,
     RETRACTION,
+    THIRD_PARTY,
     Context,
     Draft,
     Sentence,
@@ -231,6 +232,8 @@ class RuleExtractor:
         correction = remember = False
         previous: list[Draft] = []  # the previous sentence's drafts
         for sentence in split_sentences(message.text):
+            if not ctx.others_before and THIRD_PARTY.search(sentence.low):
+                ctx = replace(ctx, others_before=True)  # this sentence names them: so do the next
             # A marker counts for its own sentence and the rest of the message ("Я ошибся. Мне 30").
             correction = correction or bool(CORRECTION.search(sentence.low))
             remember = remember or bool(REMEMBER.search(sentence.low))

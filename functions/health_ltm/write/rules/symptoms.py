@@ -6,7 +6,7 @@ import re
 from datetime import timedelta
 
 from ...domain.sections import FactStatus, Section
-from ..normalize import find_terms, normalize_name
+from ..normalize import find_terms, normalize_name, pain_site
 from .dates import find_onset_days
 from .text import (
     FIRST_PERSON,
@@ -204,6 +204,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                     or bool(_HAD_UNSAID.fullmatch(s.low, start, a))
                     or ((a, b) not in site_pains and _body_said(s, start, a))
                     or _listed_after_self(s, start, end, mentions)
+                    or _only_complaints(s, mentions, ctx)
                 )
             )
         )
@@ -246,6 +247,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         site = find_terms(("body_site",), name)
         if site and normalized.key.endswith("_pain"):
             attributes["body_site"] = site[0].entry.key
+        elif named_site := pain_site(normalized.key):  # a site pain the table names whole
+            attributes["body_site"] = named_site
         valid_from = None
         if onset is not None and ctx.today is not None and status is FactStatus.PRESENT:
             valid_from = (ctx.today - timedelta(days=onset)).isoformat()
@@ -333,6 +336,29 @@ def _listed_after_self(s: Sentence, start: int, end: int, mentions: list[tuple[i
             return False
         cursor = b
     return cursor > start and bool(_LIST_GLUE.fullmatch(s.low, cursor, len(s.low[:end].rstrip(" .!?…"))))
+
+
+# How bad or how much, said between the complaints of a bare list ("bad cough and a slight fever").
+_LIST_WORDS = rx(
+    r"[\s,;.!…]*(?:(?:and|or|plus|also|too|a|an|some|bad|really|very|terrible|awful|slight|mild|little|bit|of"
+    r"|и|или|плюс|ещё|еще|тоже|сильный|сильная|сильное|сильные|небольшой|небольшая|лёгкий|легкий|лёгкая|легкая"
+    r"|жуткий|жуткая|ужасный|ужасная|страшный|немного|чуть|слегка|очень|совсем|вообще|прям)\b[\s,;.!…]*)*"
+)
+
+
+def _only_complaints(s: Sentence, mentions: list[tuple[int, int]], ctx: Context) -> bool:
+    """ "cough and runny nose", "кашель и насморк": a message's sentence that is nothing but
+    complaints is the user's, unless someone else was spoken of in the message before."""
+    if ctx.others_before or "?" in s.low or THIRD_PARTY.search(s.low):
+        return False
+    cursor = 0
+    for a, b in sorted(mentions):
+        if a < cursor:
+            continue
+        if not _LIST_WORDS.fullmatch(s.low, cursor, a):
+            return False
+        cursor = b
+    return cursor > 0 and bool(_LIST_WORDS.fullmatch(s.low, cursor, len(s.low)))
 
 
 def _gone_later(s: Sentence, after: int, mentions: list[tuple[int, int]]) -> bool:

@@ -111,6 +111,9 @@ class Context:
     relative_in_focus: Relative | None = None
     # Sections the assistant's question asked about ("Any allergies?" / "penicillin, I get hives").
     asked: frozenset[Section] = frozenset()
+    # Someone else was spoken of earlier in this message ("my son was sick. fever, cough."): a bare
+    # list of complaints after that need not be the user's.
+    others_before: bool = False
 
 
 def name_at(draft: Draft, low: str, start: int = 0, end: int | None = None) -> int:
@@ -372,7 +375,16 @@ def negated(s: Sentence, start: int, end: int, window: int = 4) -> bool:
     after = s.low[end:c_end]
     if any(end <= p0 for p0, _ in pseudo):
         return False  # "кашель не проходит"
-    return bool(re.match(r"\s*(?:у\s+меня\s+)?(?:\w+\s+){0,2}?(?:нет|не\s+было)\b", after))
+    m = re.match(r"\s*(?:у\s+меня\s+)?(?:\w+\s+){0,2}?(?:нет|не\s+было)\b", after)
+    # "температура и нет аппетита": that "нет" is the next complaint's own ("нет аппетита", "нет сил")
+    return bool(m) and not _LACKING.match(after, m.end())
+
+
+# What a "нет" lacks when a complaint of its own follows it: "нет аппетита", "нет сил", "нет сна".
+_LACKING = rx(
+    r"\s+(?:\w+\s+)?(?:аппетита|сил|сна|месячных|стула|энергии|желания|настроения|голоса|вкуса|запаха|"
+    r"слуха|аппетиту|мочи|эрекции|либидо)\b"
+)
 
 
 def personal(s: Sentence, pos: int) -> bool:
