@@ -543,9 +543,9 @@ _SHORTEST_ENTITY_TERM = 3  # shorter Latin/Cyrillic names are abbreviations that
 @lru_cache(maxsize=16)
 def entity_terms(kind: str, chronic: bool | None = None) -> tuple[str, ...]:
     """Every name and alias of one kind of the synonym table, as lexicon terms (CJK as substrings).
-    A Latin word is a whole word, the last one with its plural ("numb" is not "number", "stoma"
-    not "stomach", "renova" not "renovation"; "migraines" is a migraine); Cyrillic keeps its stems
-    (inflection)."""
+    A Latin word is a whole word, which meets its plural (``lexicon.singulars``: "numb" is not
+    "number", "stoma" not "stomach", "renova" not "renovation"; "migraines" is a migraine);
+    Cyrillic keeps its stems (inflection)."""
     raw = data_file("synonyms.json").get(kind, [])
     terms: set[str] = set()
     for item in raw:
@@ -559,23 +559,9 @@ def entity_terms(kind: str, chronic: bool | None = None) -> tuple[str, ...]:
             if not CJK_RE.search(term):
                 if not parts or sum(len(p) for p in parts) < _SHORTEST_ENTITY_TERM:
                     continue
-                if parts[-1].isascii():
-                    head = " ".join(p + "$" if p.isascii() else p for p in parts[:-1])
-                    terms.update(f"{head} {last}$".strip() for last in _plurals(parts[-1]))
-                    continue
                 term = " ".join(p + "$" if p.isascii() else p for p in parts)
             terms.add(term)
     return tuple(sorted(terms))
-
-
-def _plurals(word: str) -> tuple[str, ...]:
-    """A Latin word and its English plural forms (the write path's stemmer meets the same); not
-    of a short word, whose "-s" is as often a verb's ("it burns", "it hurts")."""
-    if not word.isalpha() or len(word) <= 4:
-        return (word,)
-    if word.endswith("y") and len(word) > 3:
-        return word, word + "s", word[:-1] + "ies"
-    return word, word + "s", word + "es"
 
 
 @lru_cache(maxsize=1)

@@ -3,7 +3,8 @@
 Term syntax (the same as in ``data/query_classes.json``): lower case, ё = е. Space-separated
 parts match words in order, with at most one other word between them. A part of 4+ characters
 matches any word it begins (a stem: "головн" matches "головной", "головная"), a shorter part
-only the whole word; a trailing ``*`` forces a prefix match, a trailing ``$`` a whole word.
+only the whole word; a trailing ``*`` forces a prefix match, a trailing ``$`` a whole word. A
+whole Latin word of six letters or more meets its plural too ("ulcers", "allergies").
 A one-word term with a leading ``*`` matches any word that contains it (an INN stem: "*профен"
 matches "ибупрофена", "*sartan" matches "valsartan"); such a part needs 4+ characters.
 A term with CJK characters matches as a substring of the text (CJK has no spaces); longer CJK
@@ -36,7 +37,21 @@ class _Part:
     prefix: bool
 
     def matches(self, word: str) -> bool:
-        return word.startswith(self.text) if self.prefix else word == self.text
+        if self.prefix:
+            return word.startswith(self.text)
+        return word == self.text or self.text in singulars(word)
+
+
+def singulars(word: str) -> tuple[str, ...]:
+    """What a Latin word of six letters or more may be the plural of ("migraines", "ulcers",
+    "allergies"); a shorter one's "-s" is as often a verb's ("it burns", "it hurts")."""
+    if len(word) < 6 or not word.isascii() or not word.endswith("s") or word.endswith("ss"):
+        return ()
+    if word.endswith("ies"):
+        return (word[:-3] + "y",)
+    if word.endswith("es"):
+        return word[:-1], word[:-2]
+    return (word[:-1],)
 
 
 def _compile_parts(term: str) -> tuple[_Part, ...]:
@@ -106,6 +121,8 @@ class Lexicon:
         found: set[int] = set()
         for i, token in enumerate(tokens):
             candidates = list(self._exact.get(token, ()))
+            for singular in singulars(token):
+                candidates.extend(self._exact.get(singular, ()))
             for length in self._prefix_lengths:
                 if length > len(token):
                     break
