@@ -375,9 +375,9 @@ def negated(s: Sentence, start: int, end: int, window: int = 4) -> bool:
     after = s.low[end:c_end]
     if any(end <= p0 for p0, _ in pseudo):
         return False  # "кашель не проходит"
-    m = re.match(r"\s*(?:у\s+меня\s+)?(?:\w+\s+){0,2}?(?:нет|не\s+было)\b", after)
+    no = re.match(r"\s*(?:у\s+меня\s+)?(?:\w+\s+){0,2}?(?:нет|не\s+было)\b", after)
     # "температура и нет аппетита": that "нет" is the next complaint's own ("нет аппетита", "нет сил")
-    return bool(m) and not _LACKING.match(after, m.end())
+    return no is not None and not _LACKING.match(after, no.end())
 
 
 # What a "нет" lacks when a complaint of its own follows it: "нет аппетита", "нет сил", "нет сна".
