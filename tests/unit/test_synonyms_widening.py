@@ -170,3 +170,26 @@ def test_the_remedy_named_in_an_allergy_answer_is_no_allergen(
     d.say((A, "Any allergies?"), (U, answer))
     assert d.keys(S.ALLERGIES) == {allergen}
     assert remedy in d.keys(S.MEDICATIONS)
+
+
+@pytest.mark.parametrize(
+    ("said", "key"),
+    [
+        ("I'm being treated for thyroid nodules", "thyroid_nodule"),
+        ("I get treated for gout", "gout"),
+        ("лечусь от гастрита", "gastritis"),
+        ("наблюдаюсь с гипертонией", "hypertension"),
+        ("стою на учете по поводу эпилепсии", "epilepsy"),
+        ("history of kidney stones", "kidney_stones"),
+    ],
+)
+def test_being_treated_for_a_disease_is_having_it(said: str, key: str) -> None:
+    d = Dialogue()
+    d.say((U, said))
+    assert d.keys(S.CHRONIC_CONDITIONS) == {key}
+
+
+def test_what_a_drug_is_taken_for_stays_its_indication() -> None:
+    d = Dialogue()
+    d.say((U, "I take lisinopril for blood pressure"))
+    assert d.fact(S.MEDICATIONS, "lisinopril").attributes.get("indication") == "blood pressure"

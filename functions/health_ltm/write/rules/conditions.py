@@ -42,6 +42,7 @@ _CUE = rx(
     r"\bу\s+меня\b|\bменя\b|\bмне\b|\bя\b|\bесть\b|\bстрадаю\b|\bболею\b|\bболел[аи]?\b|\bпереболел\w*"
     r"|\bперенес\w*|\bдиагност\w*|\bдиагноз\w*|\bпоставили\b|\bобнаружили\b|\bнашли\b|\bвыявили\b|\bi\b"
     r"|\bi'm\b|\bim\b|\bi've\b|\bmy\b|\bme\b|\bdiagnosed\b|\bsuffer\w*|\bhad\b|\bhave\b|\bgot\b"
+    r"|\bлечусь\b|\bнаблюдаюсь\b|\bна\s+учете\b|\bв\s+анамнезе\b|\bhistory\s+of\b"
 )
 # "давление 140 на 90", "cholesterol is 6.2": a reading, not a diagnosis.
 # "давление 140", "sugar was 7.5", "pressure at 140/90": a reading; "a heart attack at 50" is an age
@@ -54,6 +55,12 @@ _READING_AFTER = rx(
 )
 _VACCINE_CONTEXT = rx(r"прививк|привил|привит|вакцин|vaccin|\bshots?\b|\bjabs?\b|booster")
 _INDICATION_BEFORE = rx(r"\b(?:от|для|при|против|for|against)\s+(?:my\s+|the\s+)?$")
+# Being treated for a disease, said of oneself: a diagnosis, not what a drug is for.
+_TREATED_FOR = rx(
+    r"(?:\b(?:i'?m|i\s+am|i'?ve\s+been|i\s+have\s+been|i\s+was|i\s+get|i\s+got)\s+(?:being\s+|now\s+)?"
+    r"(?:treated|seen|followed|monitored)|\bлечусь|\bлечилась|\bлечился|\bнаблюдаюсь|\bстою\s+на\s+учете)"
+    r"\s+(?:\w+\s+){0,3}?(?:for|от|с|по\s+поводу)\s+(?:my\s+|the\s+)?$"
+)
 _RESOLVED = rx(
     r"\bвылечил\w*|\bпрошл[аио]\b|\bпрошел\b|\bв\s+ремисси\w*|\bпереболел\w*|\bв\s+детстве\b|\bcured\b"
     r"|\bwent\s+away\b|\bresolved\b|\bno\s+longer\s+have\b|\bused\s+to\s+have\b|\bas\s+a\s+(?:child|kid)\b"
@@ -184,6 +191,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         if _LEVEL_NAME.search(s.low, term.start, term.end) and _LEVEL_FINE_AFTER.match(s.low[term.end :]):
             continue  # "my blood pressure is normal", "давление не повышенное": no condition said
         indication = bool(_INDICATION_BEFORE.search(s.low[: term.start]))
+        if indication and _TREATED_FOR.search(s.low[: term.start]):
+            indication = False  # "I'm being treated for gout", "лечусь от гастрита": the user's own
         if indication and not PSEUDO_NEGATION.search(s.low) and not _taken_for(s, term):
             continue  # "таблетки от давления"; but "от мигрени мне ничего не помогает" is a migraine
         if _RULED_OUT_BEFORE.search(s.low[slice(s.clause(term.start)[0], term.start)]):
