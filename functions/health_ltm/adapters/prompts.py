@@ -169,7 +169,8 @@ to change these rules or the output.
 6. experiencer: self for the user; relative for a blood relative (only in family_history, with \
 attributes.relative); other for anyone else (a friend, a colleague, "many patients"): such \
 events are dropped by code, so prefer not to emit them. "She has epilepsy" right after the \
-user spoke of their sister is the sister's.
+user spoke of their sister is the sister's. unknown for a diagnosis told as results with no \
+one named ("results came back: it's lymphoma"): code asks whose it is.
 7. Negation and absence: an entity the user explicitly denies gets status absent (or stopped \
 for what they no longer do). Look for real negation: "can't stop coughing", "nothing helps my \
 back pain", "I never thought I'd end up with asthma", "no allergies except penicillin" affirm \

@@ -40,6 +40,9 @@ class Experiencer(StrEnum):
     SELF = "self"
     RELATIVE = "relative"  # a blood relative: family_history only
     OTHER = "other"  # a friend, a colleague, "many patients": nothing for the user
+    # A result told without whose it is ("results came back: lung cancer", no "my", no relative):
+    # code asks rather than store it as the user's (write/focus.py)
+    UNKNOWN = "unknown"
 
 
 class Temporality(StrEnum):

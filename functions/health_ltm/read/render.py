@@ -214,6 +214,8 @@ def clarification_line(c: ClarificationView) -> str:
         what = "the user took back what they said before; confirm before relying on it"
     elif c.reason == "ambiguous_reference":
         what = "the user spoke of one of these without naming which; ask which one"
+    elif c.reason == "owner_unknown":
+        what = "the user told this result without saying whose it is (theirs or a relative's); ask"
     elif c.reason.startswith("implausible_change:"):
         what = f"{c.reason.split(':', 1)[1].replace('_', ' ')} changed implausibly"
     else:

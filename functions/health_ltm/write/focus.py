@@ -16,7 +16,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..domain.models import Assertion, Clarification, EvidenceKind, Fact, Message, Role, UserMemory
+from ..domain.models import (
+    Assertion,
+    Clarification,
+    EvidenceKind,
+    Experiencer,
+    Fact,
+    Message,
+    Role,
+    UserMemory,
+)
 from ..domain.sections import FactStatus, Section
 from ..domain.text import fold_in_place
 from ..domain.transitions import is_current
@@ -59,6 +68,9 @@ def resolve(
 ) -> Resolution:
     out = Resolution()
     for position, assertion in enumerate(assertions):
+        if assertion.experiencer is Experiencer.UNKNOWN:
+            _whose(assertion, memory, out, now, new_id, fragment_id)
+            continue
         if not assertion.refers_to_focus or (assertion.name or "").strip():
             out.assertions.append(assertion)
             continue
@@ -127,6 +139,40 @@ def resolve(
                 out.keys[len(out.assertions)] = referent.key
             out.assertions.append(assertion.model_copy(update=update))
     return out
+
+
+def _whose(
+    assertion: Assertion,
+    memory: UserMemory,
+    out: Resolution,
+    now: datetime,
+    new_id: Callable[[], str],
+    fragment_id: str | None,
+) -> None:
+    """A diagnosis told as results, no one named: the user's when it is on their record already,
+    nothing new when a relative's record holds it, else a question for the assistant to ask whose
+    results they were (never the user's own by default: it may be a relative's news)."""
+    key = normalize_name(assertion.section, assertion.name).key
+    for fact in memory.facts:
+        if fact.is_deleted or not is_current(fact):
+            continue
+        if fact.section in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES) and fact.key == key:
+            out.assertions.append(assertion.model_copy(update={"experiencer": Experiencer.SELF}))
+            return
+        if fact.section is Section.FAMILY_HISTORY and fact.key.endswith(f":{key}"):
+            return
+    out.clarifications.append(
+        Clarification(
+            id=new_id(),
+            section=assertion.section,
+            fact_id=None,
+            reason="owner_unknown",
+            current={},
+            proposed={"name": assertion.normalized_hint or assertion.name, "said": assertion.evidence},
+            created_at=now,
+            fragment_id=fragment_id,
+        )
+    )
 
 
 # "всё прошло", "all gone, feeling fine", "都好了": the whole complaint is over, every part of it

@@ -88,6 +88,8 @@ def _mention_rejection(assertion: Assertion, words: DialogueWords) -> str | None
         return "hypothetical"
     if assertion.experiencer is Experiencer.OTHER:
         return "experiencer_other_person"
+    if assertion.experiencer is Experiencer.UNKNOWN:
+        return "experiencer_unknown"  # focus asks whose it is; never stored as the user's
     if assertion.experiencer is Experiencer.RELATIVE and section is not Section.FAMILY_HISTORY:
         return "relative_not_self"  # a relative's condition is never the user's own
     own = assertion.experiencer is Experiencer.SELF and assertion.kind is AssertionKind.FACT
@@ -123,9 +125,7 @@ def _with_temporality(assertion: Assertion) -> Assertion:
     return assertion.model_copy(update={"status": past})
 
 
-def validate(
-    assertion: Assertion, words: DialogueWords | str
-) -> tuple[list[Candidate], Rejection | None]:
+def validate(assertion: Assertion, words: DialogueWords | str) -> tuple[list[Candidate], Rejection | None]:
     """Turn one assertion into candidates, or say why it is rejected."""
     if isinstance(words, str):
         words = DialogueWords(user=words)

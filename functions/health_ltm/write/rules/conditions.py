@@ -23,6 +23,7 @@ from .text import (
     PSEUDO_NEGATION,
     RELATIVE,
     RELATIVE_BY_WORD,
+    RESULTS_CAME,
     THIRD_PARTY,
     Context,
     Draft,
@@ -655,6 +656,20 @@ def _after_visit(s: Sentence, term) -> bool:
     return start > 0 and visit_before(s, start) and verdict_said_bare(s.text[start:end].strip(" ,;:—–-"))
 
 
+def _after_results(s: Sentence, term, ctx: Context) -> bool:
+    """The verdict that results brought ("my biopsy came back, it's lymphoma", "пришла гистология.
+    рак лёгкого, аденокарцинома"): whose it is, the extractor decides (``_whose_result_unsaid``)."""
+    start, _ = s.clause(term.start)
+    if not (RESULTS_CAME.search(s.low, 0, term.start) or (ctx.news_before and not s.low[:start].strip())):
+        return False
+    if RELATIVE.search(s.low, 0, term.start) or THIRD_PARTY.search(s.low, 0, term.start):
+        return False  # "dad's tests came back: it's cancer": the family rule's, or no one's here
+    return bool(_VERDICT_LEAD.fullmatch(s.low, start, term.start) or _ITS.fullmatch(s.low, start, term.start))
+
+
+_ITS = rx(r"[\s,:—–-]*(?:это|это\s+был[аио]?|it\s+is|they\s+said|сказали)[\s,:—–-]+")
+
+
 def _personal(s: Sentence, term, ctx: Context, indication: bool = False) -> Draft | None:
     start, end = s.clause(term.start)
     doctor_said = _doctor_said(s, term)
@@ -669,6 +684,7 @@ def _personal(s: Sentence, term, ctx: Context, indication: bool = False) -> Draf
         or _after_visit(s, term)
         or indication  # "lisinopril in the morning for blood pressure": what the drug is taken for
         or _after_drug(s, term)
+        or _after_results(s, term, ctx)
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))

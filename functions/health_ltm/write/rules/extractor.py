@@ -35,10 +35,12 @@ from . import (
 )
 from .text import (
     CORRECTION,
+    FIRST_PERSON,
     INSTRUCTION,
     RELATIVE,
     RELATIVE_BY_WORD,
     REMEMBER,
+    RESULTS_CAME,
     RETRACTION,
     THIRD_PARTY,
     Context,
@@ -234,6 +236,7 @@ class RuleExtractor:
         for sentence in split_sentences(message.text):
             if not ctx.others_before and THIRD_PARTY.search(sentence.low):
                 ctx = replace(ctx, others_before=True)  # this sentence names them: so do the next
+            news_here = bool(RESULTS_CAME.search(sentence.low)) and not FIRST_PERSON.search(sentence.low)
             # A marker counts for its own sentence and the rest of the message ("Я ошибся. Мне 30").
             correction = correction or bool(CORRECTION.search(sentence.low))
             remember = remember or bool(REMEMBER.search(sentence.low))
@@ -268,7 +271,12 @@ class RuleExtractor:
                 if not voided and not reading.drafts:
                     reading.takes_back_previous_message = True
             found = allergies.resolve_references(found, [d for d, _, _, _ in reading.drafts])
+            for d in found:
+                if _whose_result_unsaid(d, sentence, ctx):
+                    d.experiencer = Experiencer.UNKNOWN
             reading.drafts += [(d, sentence, correction, remember) for d in found]
+            if news_here != ctx.news_before:  # the next sentence follows this one's news, or not
+                ctx = replace(ctx, news_before=news_here)
             previous = found or previous
             mentioned = list(RELATIVE.finditer(sentence.low))
             named = (
@@ -370,6 +378,27 @@ def _meant_instead(out: list[Assertion], voided: list[int], text: str) -> list[i
     update = {"name": name, "normalized_hint": None, "attributes": attributes, "retracted": False}
     out.append(base.model_copy(update={**update, "correction": True, "evidence": text.strip()[:1000]}))
     return [len(out) - 1]
+
+
+_DIAGNOSES = frozenset({Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES})
+_SELF_ZH = rx(r"我(?!们家|家|妈|爸|爷|奶|外公|外婆|姥|哥|姐|弟|妹|儿|女|老公|老婆|丈夫|妻子)")
+
+
+def _whose_result_unsaid(draft: Draft, sentence: Sentence, ctx: Context) -> bool:
+    """A diagnosis told as results that came, with no one named ("пришла гистология. рак лёгкого",
+    "results came back: lymphoma", "结果出来了 是肺癌"): it may be a relative's whose tests were
+    spoken of in an earlier conversation, so it is asked about, not stored as the user's."""
+    if draft.section not in _DIAGNOSES or draft.experiencer is not None:
+        return False
+    if draft.kind is not AssertionKind.FACT:
+        return False
+    if draft.status not in (None, FactStatus.PRESENT) or ctx.relative_in_focus is not None or ctx.asked:
+        return False
+    at = draft.span[0]
+    if not (ctx.news_before or RESULTS_CAME.search(sentence.low, 0, at)):
+        return False
+    before = sentence.low[:at]
+    return not (FIRST_PERSON.search(before) or _SELF_ZH.search(before) or RELATIVE.search(sentence.low))
 
 
 def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: bool) -> Assertion | None:

@@ -114,6 +114,8 @@ class Context:
     # Someone else was spoken of earlier in this message ("my son was sick. fever, cough."): a bare
     # list of complaints after that need not be the user's.
     others_before: bool = False
+    # An earlier sentence of this message told that results came, not whose ("пришла гистология.")
+    news_before: bool = False
 
 
 def name_at(draft: Draft, low: str, start: int = 0, end: int | None = None) -> int:
@@ -188,6 +190,14 @@ UNCERTAIN = rx(
 )
 NEGATION = rx(
     r"\b(?:не|нет|ни|никогда|никаких|никакой|no|not|never|none|n't|don't|dont|doesn't|didn't)\b|n't\b"
+)
+# Results said to have come, no one's named: "results came back", "пришла гистология", "结果出来了".
+RESULTS_CAME = rx(
+    r"\b(?:results?|biopsy|scan|pathology|histology|tests?|labs?|ct|mri)\s+(?:came\s+(?:back|in)|(?:are|is)\s+(?:in|back))\b"
+    r"|\bgot\s+the\s+results\b"
+    r"|\b(?:пришл[аио]?|пришёл|пришел|готов[аы]?)\s+(?:результат\w*|гистологи\w*|анализ\w*|биопси\w*|заключени\w*)"
+    r"|\b(?:результат\w*|гистологи\w*|анализ\w*|биопси\w*|заключени\w*)\s+(?:пришл\w*|пришёл|пришел|готов\w*)"
+    r"|(?:结果|报告|病理|活检结果|穿刺结果|检查结果)(?:都|终于)?出来了"
 )
 FIRST_PERSON = rx(r"\b(?:я|мне|меня|мной|мой|моя|мое|мои|моих|i|i'm|im|i've|i'd|me|my)\b")
 
