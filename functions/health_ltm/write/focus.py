@@ -67,9 +67,29 @@ def resolve(
     fragment_id: str | None = None,
 ) -> Resolution:
     out = Resolution()
+
+    def ask(assertion: Assertion, reason: str, current: dict, proposed: dict) -> None:
+        out.clarifications.append(
+            Clarification(
+                id=new_id(),
+                section=assertion.section,
+                fact_id=None,
+                reason=reason,
+                current=current,
+                proposed=proposed,
+                created_at=now,
+                fragment_id=fragment_id,
+            )
+        )
+
     for position, assertion in enumerate(assertions):
         if assertion.experiencer is Experiencer.UNKNOWN:
-            _whose(assertion, memory, out, now, new_id, fragment_id)
+            whose = _whose(assertion, memory)
+            if whose is not None:
+                out.assertions.extend(whose)
+            else:
+                said = {"name": assertion.normalized_hint or assertion.name, "said": assertion.evidence}
+                ask(assertion, "owner_unknown", {}, said)
             continue
         if not assertion.refers_to_focus or (assertion.name or "").strip():
             out.assertions.append(assertion)
@@ -113,18 +133,12 @@ def resolve(
             or _over_for_all(assertion, referents, now)
         )
         if len(referents) > 1 and not plural:
-            out.clarifications.append(
-                Clarification(
-                    id=new_id(),
-                    section=assertion.section,
-                    fact_id=None,
-                    reason="ambiguous_reference",
-                    current={"facts": [r.hint for r in referents]},
-                    # what the user said, for the assistant to ask which one they meant
-                    proposed={"said": assertion.evidence},
-                    created_at=now,
-                    fragment_id=fragment_id,
-                )
+            # what the user said, for the assistant to ask which one they meant
+            ask(
+                assertion,
+                "ambiguous_reference",
+                {"facts": [r.hint for r in referents]},
+                {"said": assertion.evidence},
             )
             continue
         for referent in referents:
@@ -141,38 +155,19 @@ def resolve(
     return out
 
 
-def _whose(
-    assertion: Assertion,
-    memory: UserMemory,
-    out: Resolution,
-    now: datetime,
-    new_id: Callable[[], str],
-    fragment_id: str | None,
-) -> None:
+def _whose(assertion: Assertion, memory: UserMemory) -> list[Assertion] | None:
     """A diagnosis told as results, no one named: the user's when it is on their record already,
-    nothing new when a relative's record holds it, else a question for the assistant to ask whose
+    nothing new when a relative's record holds it, else None: the assistant is to ask whose
     results they were (never the user's own by default: it may be a relative's news)."""
     key = normalize_name(assertion.section, assertion.name).key
     for fact in memory.facts:
         if fact.is_deleted or not is_current(fact):
             continue
         if fact.section in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES) and fact.key == key:
-            out.assertions.append(assertion.model_copy(update={"experiencer": Experiencer.SELF}))
-            return
+            return [assertion.model_copy(update={"experiencer": Experiencer.SELF})]
         if fact.section is Section.FAMILY_HISTORY and fact.key.endswith(f":{key}"):
-            return
-    out.clarifications.append(
-        Clarification(
-            id=new_id(),
-            section=assertion.section,
-            fact_id=None,
-            reason="owner_unknown",
-            current={},
-            proposed={"name": assertion.normalized_hint or assertion.name, "said": assertion.evidence},
-            created_at=now,
-            fragment_id=fragment_id,
-        )
-    )
+            return []
+    return None
 
 
 # "всё прошло", "all gone, feeling fine", "都好了": the whole complaint is over, every part of it
