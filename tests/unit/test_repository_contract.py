@@ -602,3 +602,28 @@ def test_export_and_erasure_cover_the_section_keyed_items(repository):
     assert repository.load_memory("alice", [Section.MEDICATIONS]).facts == []
     assert repository.get_fact("alice", by_section[Section.MEDICATIONS][0]) is None
     assert len(repository.load_memory("bob").facts) == len(PROFILE)
+
+
+def test_recent_episodes_are_the_last_ones_newest_first_in_one_bounded_read(repository):
+    from datetime import timedelta
+
+    from health_ltm.domain.models import Episode
+
+    ids = [new_ulid() for _ in range(5)]  # ULIDs sort by time: the key order is the order said
+    for n, episode_id in enumerate(ids):
+        episode = Episode(
+            id=episode_id,
+            session_id="s1",
+            fragment_id=episode_id,
+            text=f"said {n}",
+            at=T0 + timedelta(hours=n),
+        )
+        repository.put_episode("alice", episode)
+    repository.put_episode(
+        "bob", Episode(id=new_ulid(), session_id="s", fragment_id="f", text="bob's", at=T0)
+    )
+    before = repository.calls
+    assert [e.text for e in repository.recent_episodes("alice", 3)] == ["said 4", "said 3", "said 2"]
+    assert repository.calls - before == 1
+    assert [e.id for e in repository.recent_episodes("alice", 10)] == ids[::-1]
+    assert repository.recent_episodes("nobody", 3) == []

@@ -80,3 +80,47 @@ def test_the_question_reads_in_plain_words() -> None:
         )
     )
     assert "without saying whose" in line and "lung cancer" in line and "_" not in line.split(":", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "news", "key"),
+    [
+        (
+            "у папы на флюорографии нашли пятно в лёгком, направили на кт и биопсию. я сам тоже курю",
+            "пришла гистология. рак лёгкого, аденокарцинома. будут химию делать",
+            "father:lung_cancer",
+        ),
+        ("我爸拍了CT说肺上有个阴影 要做穿刺", "结果出来了 是肺癌 腺癌 医生说还能手术", "father:lung_cancer"),
+        (
+            "my mom had a biopsy on a lump last week, waiting to hear",
+            "results came back: it's lymphoma",
+            "mother:lymphoma",
+        ),
+    ],
+)
+def test_the_relative_an_earlier_conversation_had_tested_gets_the_result(
+    earlier: str, news: str, key: str
+) -> None:
+    """With the episodes stored (the deployed write path), the last conversations tell whose tests
+    they were: the one relative said to be tested there."""
+    from tests.unit.test_write_path import Memory
+
+    m = Memory()
+    m.say(earlier, session="s1")
+    m.clock.advance(days=12)
+    m.say(news, session="s2")
+    memory = m.repo.load_memory("u")
+    assert {f.key for f in memory.facts if f.section is S.FAMILY_HISTORY} == {key}
+    assert not [f for f in memory.facts if f.section in OWN] and not memory.clarifications
+
+
+def test_tests_of_the_user_too_leave_the_question_open() -> None:
+    from tests.unit.test_write_path import Memory
+
+    m = Memory()
+    m.say("my dad had a CT and I had a biopsy too, both waiting", session="s1")
+    m.clock.advance(days=5)
+    m.say("results came back: it's lymphoma", session="s2")
+    memory = m.repo.load_memory("u")
+    assert [c.reason for c in memory.clarifications] == ["owner_unknown"]
+    assert not [f for f in memory.facts if f.section in (*OWN, S.FAMILY_HISTORY)]

@@ -630,6 +630,16 @@ class DynamoRepository:
     def list_episodes(self, user_id: str) -> list[Episode]:
         return [episode_from_item(i) for i in self._items(user_id, "EPI#")]
 
+    def recent_episodes(self, user_id: str, limit: int) -> list[Episode]:
+        page = self._call(
+            "query",
+            KeyConditionExpression="PK = :pk AND begins_with(SK, :p)",
+            ExpressionAttributeValues={":pk": _s(keys.user_pk(user_id)), ":p": _s("EPI#")},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [episode_from_item(i) for i in page.get("Items", [])]
+
     def add_episode_retrievals(self, user_id: str, episode_id: str, count: int, last_at: datetime) -> bool:
         key = {"PK": _s(keys.user_pk(user_id)), "SK": _s(keys.episode_sk(episode_id))}
         failed = self.client.exceptions.ConditionalCheckFailedException

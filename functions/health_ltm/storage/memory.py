@@ -378,6 +378,15 @@ class InMemoryRepository:
         with self._lock:
             return [v for sk, v in sorted(self._rows(user_id).items()) if sk.startswith("EPI#")]
 
+    def recent_episodes(self, user_id: str, limit: int) -> list[Episode]:
+        self.calls += 1
+        with self._lock:
+            rows = sorted(
+                ((sk, v) for sk, v in self._rows(user_id).items() if sk.startswith("EPI#")),
+                key=lambda r: r[0],
+            )
+            return [v for _, v in reversed(rows[-limit:])] if limit > 0 else []
+
     def add_episode_retrievals(self, user_id: str, episode_id: str, count: int, last_at: datetime) -> bool:
         self.calls += 1
         last_at = from_millis(to_millis(last_at))  # the precision DynamoDB keeps

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from ..domain.models import (
     Assertion,
     Clarification,
+    Episode,
     EvidenceKind,
     Experiencer,
     Fact,
@@ -30,6 +31,7 @@ from ..domain.sections import FactStatus, Section
 from ..domain.text import fold_in_place
 from ..domain.transitions import is_current
 from .normalize import find_terms, kinds_for, normalize_name
+from .rules.conditions import relative_awaiting_results
 from .rules.followups import OLD_VALUE, STOPPED_PRONOUN, asks_started, course_class
 from .rules.medications import switched_to
 from .rules.symptoms import WHOLE
@@ -65,7 +67,10 @@ def resolve(
     now: datetime,
     new_id: Callable[[], str],
     fragment_id: str | None = None,
+    earlier: Callable[[], Sequence[Episode]] | None = None,
 ) -> Resolution:
+    """``earlier``: the user's last conversations (episodes), read only when a result was told
+    without whose it is."""
     out = Resolution()
 
     def ask(assertion: Assertion, reason: str, current: dict, proposed: dict) -> None:
@@ -84,7 +89,7 @@ def resolve(
 
     for position, assertion in enumerate(assertions):
         if assertion.experiencer is Experiencer.UNKNOWN:
-            whose = _whose(assertion, memory)
+            whose = _whose(assertion, memory, earlier, now, fragment_id)
             if whose is not None:
                 out.assertions.extend(whose)
             else:
@@ -155,10 +160,20 @@ def resolve(
     return out
 
 
-def _whose(assertion: Assertion, memory: UserMemory) -> list[Assertion] | None:
+_NEWS_WINDOW = timedelta(days=60)  # how far back the conversation that announced the tests may be
+
+
+def _whose(
+    assertion: Assertion,
+    memory: UserMemory,
+    earlier: Callable[[], Sequence[Episode]] | None,
+    now: datetime,
+    fragment_id: str | None,
+) -> list[Assertion] | None:
     """A diagnosis told as results, no one named: the user's when it is on their record already,
-    nothing new when a relative's record holds it, else None: the assistant is to ask whose
-    results they were (never the user's own by default: it may be a relative's news)."""
+    nothing new when a relative's record holds it, the relative's when one of the last
+    conversations told of that one relative being tested ("у папы ... направили на биопсию");
+    else None: the assistant is to ask whose results they were (never the user's by default)."""
     key = normalize_name(assertion.section, assertion.name).key
     for fact in memory.facts:
         if fact.is_deleted or not is_current(fact):
@@ -167,6 +182,17 @@ def _whose(assertion: Assertion, memory: UserMemory) -> list[Assertion] | None:
             return [assertion.model_copy(update={"experiencer": Experiencer.SELF})]
         if fact.section is Section.FAMILY_HISTORY and fact.key.endswith(f":{key}"):
             return []
+    for episode in earlier() if earlier is not None else ():
+        if episode.fragment_id == fragment_id or now - episode.at > _NEWS_WINDOW:
+            continue
+        relative = relative_awaiting_results(episode.text)
+        if relative is not None:
+            update = {
+                "section": Section.FAMILY_HISTORY,
+                "experiencer": Experiencer.RELATIVE,
+                "attributes": {"relative": relative.value},
+            }
+            return [assertion.model_copy(update=update)]
     return None
 
 

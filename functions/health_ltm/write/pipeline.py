@@ -49,6 +49,9 @@ from .quality import filter_messages
 from .validate import dialogue_words, validate
 
 MAX_DECISION_ATTEMPTS = 5
+# The conversations before this one that focus may read when a result is told without whose it
+# is (decision log 41): one bounded query, only then.
+EARLIER_EPISODES = 3
 # Errors a redelivery would only repeat: the fragment is marked failed instead (WritePath._fail).
 # Not among them: ConflictError, FragmentGone, ModelUnavailable, throttling and other AWS errors
 # (botocore's are not ValueErrors), which a retry can cure.
@@ -156,7 +159,14 @@ class WritePath:
 
         memory = repo.load_memory(user_id)
         focus = resolve_focus(
-            assertions, kept, memory, fragment.session_id, self.clock.now(), self.new_id, fragment.id
+            assertions,
+            kept,
+            memory,
+            fragment.session_id,
+            self.clock.now(),
+            self.new_id,
+            fragment.id,
+            earlier=lambda: repo.recent_episodes(user_id, EARLIER_EPISODES),
         )
         words = dialogue_words(kept)
         candidates: list[Candidate] = []
@@ -353,7 +363,7 @@ def _fingerprint(item: Candidate | Clarification) -> str:
 def _retraction(
     candidate: Candidate, existing: Fact | None, fragment: Fragment, now: datetime, new_id: Callable[[], str]
 ) -> Decision:
-    """"Scratch that": the mention is void. A fact stored from an earlier conversation is not
+    """ "Scratch that": the mention is void. A fact stored from an earlier conversation is not
     deleted on one phrase (an allergy wrongly dropped is the dangerous direction): it is held
     as a clarification for the assistant to confirm."""
     from_before = existing is not None and fragment.id not in existing.source_fragment_ids

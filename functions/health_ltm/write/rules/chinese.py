@@ -149,6 +149,11 @@ _PERSON = re.compile(
 _ZH_RELATIVE = re.compile("|".join(sorted(_RELATIVE_BY_WORD, key=len, reverse=True)))
 
 
+def zh_relatives(text: str) -> list[Relative]:
+    """Every blood relative named in Chinese text, in order."""
+    return [_RELATIVE_BY_WORD[m.group(0)] for m in _ZH_RELATIVE.finditer(text)]
+
+
 def zh_relative(text: str) -> Relative | None:
     """The first blood relative named in Chinese text ("我妈妈" -> mother)."""
     m = _ZH_RELATIVE.search(text)

@@ -13,6 +13,7 @@ from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK, fold_in_place
 from ..normalize import Entry, Term, find_terms, lookup, normalize_name
+from .chinese import zh_relatives
 from .dates import find_since
 from .symptoms import recovered
 from .text import (
@@ -654,6 +655,35 @@ def _after_visit(s: Sentence, term) -> bool:
     """ "went to urgent care last night, strep throat": the clause is only the name, after a visit."""
     start, end = s.clause(term.start)
     return start > 0 and visit_before(s, start) and verdict_said_bare(s.text[start:end].strip(" ,;:—–-"))
+
+
+# What a relative is being tested for, said of them: the results to come are theirs.
+_TESTED = rx(
+    r"биопси|гистолог|\bкт\b|\bмрт\b|анализ|обследован|флюорограф|пункци|пятно|опухол|новообразован"
+    r"|biopsy|\bscans?\b|\bct\b|\bmri\b|\btests?\b|results|polyp|\blump\b|\bmass\b|shadow"
+    r"|穿刺|活检|病理|ct|核磁|检查|化验|阴影|肿块|结节"
+)
+
+
+def relative_awaiting_results(text: str) -> Relative | None:
+    """The one relative a conversation said was being tested ("у папы нашли пятно в лёгком,
+    направили на биопсию", "my mom had a biopsy on a lump", "我爸拍了CT说肺上有个阴影"); None when
+    no one, or more than one, or the user too ("I had a biopsy as well")."""
+    found: set[Relative] = set()
+    for s in split_sentences(text):
+        if not _TESTED.search(s.low):
+            continue
+        if FIRST_PERSON.search(s.low) and _SELF_TESTED.search(s.low):
+            return None
+        for m in RELATIVE.finditer(s.low):
+            found.add(RELATIVE_BY_WORD[m.group(0)])
+        found |= set(zh_relatives(s.low))
+    return next(iter(found)) if len(found) == 1 else None
+
+
+_SELF_TESTED = rx(
+    r"\bмне\s+(?:сделали|взяли|назначили)|\bi\s+(?:had|got|have)\s+(?:a|my|an)\b|我(?:也)?(?:做了|拍了|去做)"
+)
 
 
 def _after_results(s: Sentence, term, ctx: Context) -> bool:
