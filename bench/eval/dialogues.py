@@ -126,6 +126,7 @@ def run_write_path(config, fragments, days=None, *, extractor=None, classifier=N
     A fresh in-memory repository and a clock at EVAL_DAY; ``days[i]`` moves the clock before
     fragment i and, when positive, starts a new session. ``extractor`` / ``classifier`` replace
     the configuration's (tests use a scripted extractor)."""
+    from health_ltm.adapters.local_vector_index import LocalVectorIndex
     from health_ltm.domain.clock import FixedClock
     from health_ltm.domain.ids import new_ulid
     from health_ltm.domain.models import Message, Role
@@ -146,6 +147,10 @@ def run_write_path(config, fragments, days=None, *, extractor=None, classifier=N
         clock=clock,
         new_id=new_ulid,
         recall_guard=config.is_model,  # as wiring.write_path() sets it: on with a model
+        # the stacks index each fragment as an episode; the write path reads the last ones back
+        # for a result told without whose it is (decision log 41)
+        vector_index=LocalVectorIndex(None),
+        embedder=config.embedder(),
     )
     stored = Stored(memory=None)
     session = 1
