@@ -950,3 +950,13 @@ def test_lookup_left_to_must_name_known_classes():
     data["classes"]["diagnosis_condition"]["lookup_left_to"] = ["no_such_class"]
     with pytest.raises(ValueError):
         QueryClassesData.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    "query", ["should I get screened for lung cancer?", "нужно ли мне проверяться на рак кишечника?"]
+)
+def test_screening_for_a_named_disease_reads_the_family_and_the_habits(classifier, query):
+    """The disease named is what the screening looks for, not the user's: who in the family had it
+    and whether the user smokes decide when to start (data 2026-12-02.4)."""
+    sections = set(classifier.classify(query).sections)
+    assert {Section.FAMILY_HISTORY, Section.LIFESTYLE} <= sections
