@@ -695,7 +695,7 @@ def _headers(selected: set[Section]):
             "pending": "[JUST SAID by the user, not yet processed]",
             "summary": "[SELF-REPORTED by the user · profile summary]",
             "discrepancy": "[DISCREPANCY between what the user said and the documents: name it, do not pick]",
-            "clarify": "[NEEDS CLARIFICATION: conflicting statements on record]",
+            "clarify": "[NEEDS CLARIFICATION: ask the user before relying on these]",
             "gaps": "[UNKNOWN: never discussed; ask if it matters for the answer]",
             "episodes": "[PAST CONVERSATIONS, for reference]",
         }[block]

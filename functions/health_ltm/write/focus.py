@@ -93,8 +93,7 @@ def resolve(
             if whose is not None:
                 out.assertions.extend(whose)
             else:
-                said = {"name": assertion.normalized_hint or assertion.name, "said": assertion.evidence}
-                ask(assertion, "owner_unknown", {}, said)
+                ask(assertion, "owner_unknown", {}, {"said": assertion.evidence})
             continue
         if not assertion.refers_to_focus or (assertion.name or "").strip():
             out.assertions.append(assertion)
