@@ -181,6 +181,8 @@ def test_the_remedy_named_in_an_allergy_answer_is_no_allergen(
         ("наблюдаюсь с гипертонией", "hypertension"),
         ("стою на учете по поводу эпилепсии", "epilepsy"),
         ("history of kidney stones", "kidney_stones"),
+        ("我在治胃炎", "gastritis"),
+        ("我一直在治痛风", "gout"),
     ],
 )
 def test_being_treated_for_a_disease_is_having_it(said: str, key: str) -> None:
@@ -193,3 +195,6 @@ def test_what_a_drug_is_taken_for_stays_its_indication() -> None:
     d = Dialogue()
     d.say((U, "I take lisinopril for blood pressure"))
     assert d.fact(S.MEDICATIONS, "lisinopril").attributes.get("indication") == "blood pressure"
+    d = Dialogue()
+    d.say((U, "治胃炎的药有哪些"))  # a question about remedies: no gastritis of the user's
+    assert not d.keys(S.CHRONIC_CONDITIONS)

@@ -1033,6 +1033,8 @@ _C_CUE = re.compile(
 )
 _C_SKIP_BEFORE = re.compile(r"(?:治疗?|控制|预防|针对|缓解|防止?|对付|降|筛查|检查|查了|测)(?:我的)?$")
 _C_SKIP_AFTER = re.compile(r"^(?:的)?(?:药|手术|筛查|检查|疫苗)")
+# Being treated for it, said of oneself ("我在治胃炎", "一直在治痛风"): a diagnosis, not a remedy's use.
+_C_TREATED_SELF = re.compile(r"(?:我|一直|正在|还在)(?:在)?(?:治|看)(?:疗)?$")
 _C_FAMILY_AFTER = re.compile(r"^(?:的)?(?:家族史|遗传史|家族遗传|遗传)")
 _C_RESOLVED = re.compile(
     r"后来(?:就)?好了|已经好了|治好了|(?<![没不])好了(?!一点|一些|点|些|很多|不少|许多)|痊愈|康复|治愈|现在没有了|现在没了|已经没有了|不再"
@@ -1138,7 +1140,8 @@ def _conditions(s: Sentence, ctx: Context) -> list[Draft]:
             continue  # "起了荨麻疹": the hives (a symptom); "医生说是荨麻疹": the diagnosis
         c_start, c_end = s.clause(a)
         skip_after = _C_SKIP_AFTER.match(s.low[b:c_end]) and not _TEST_RESULT.match(s.low, b)
-        if _C_SKIP_BEFORE.search(s.low[max(c_start, a - 4) : a]) or skip_after:
+        treated = _C_TREATED_SELF.search(s.low, max(c_start, a - 6), a)  # "我一直在治痛风": the user's own
+        if (_C_SKIP_BEFORE.search(s.low[max(c_start, a - 4) : a]) and not treated) or skip_after:
             continue
         if _inside_medicine(s, a, b):
             continue  # "感冒冲剂", "鼻炎喷雾": the medicine's name, no diagnosis
