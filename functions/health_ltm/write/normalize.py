@@ -53,6 +53,14 @@ class Term:
     start: int
     end: int
 
+    def inside(self, longer: Term) -> bool:
+        """Wholly within a longer name found in the same text ("ulcer" in "mouth ulcer")."""
+        return (
+            longer.start <= self.start
+            and self.end <= longer.end
+            and longer.end - longer.start > self.end - self.start
+        )
+
 
 # Which table kinds each section looks in, in priority order.
 KINDS_BY_SECTION: dict[Section, tuple[str, ...]] = {

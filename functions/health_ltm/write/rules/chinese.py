@@ -1410,9 +1410,7 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
     table = [
         t
         for t in _terms(("symptom",), s)
-        if not any(
-            c.start <= t.start and t.end <= c.end and c.end - c.start > t.end - t.start for c in conditions
-        )
+        if not any(t.inside(c) for c in conditions)
         and not _said_as_diagnosis(s, t, conditions)
     ]
     mentions: list[tuple[int, int, str, str]] = [(t.start, t.end, _hint(t), "") for t in table]

@@ -278,21 +278,13 @@ def denied_in_answer(text: str, start: int, end: int, marker_end: int = 0) -> bo
 _NO_ENTRY = Entry("condition", "", {})
 
 
-def _inside(term: Term, longer: Term) -> bool:
-    return (
-        longer.start <= term.start
-        and term.end <= longer.end
-        and longer.end - longer.start > term.end - term.start
-    )
-
-
 def _terms(s: Sentence) -> list[Term]:
     """Table conditions ("diabetis", "гипертензея": fuzzy), and a level said to be high; the
     phrase takes the place of a table name inside it ("давление" in "давление повышенное")."""
     terms = [chronic_form(s.text, t) for t in find_terms(_KINDS, s.text, fuzzy=True)]
     # A symptom's longer name takes its condition word ("mouth ulcer" is no peptic ulcer)
     symptoms = find_terms(("symptom",), s.text)
-    terms = [t for t in terms if not any(_inside(t, x) for x in symptoms)]
+    terms = [t for t in terms if not any(t.inside(x) for x in symptoms)]
     for m in _HIGH_LEVEL.finditer(s.low):
         what = m.group("what") or m.group("what2")
         hint = next((h for pattern, h in _LEVEL_CONDITION if pattern.search(what or "")), None)

@@ -163,9 +163,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     mentions = [
         (t.start, t.end)
         for t in find_terms(("symptom",), s.text)
-        if not any(
-            c.start <= t.start and t.end <= c.end and c.end - c.start > t.end - t.start for c in conditions
-        )
+        if not any(t.inside(c) for c in conditions)
     ]
     site_pains = _site_pains(s, mentions)
     mentions += list(site_pains)
