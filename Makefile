@@ -8,7 +8,7 @@ NODE_STAMP := node_modules/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test lint unit synth bench eval load clean openapi smoke eval-model-local crash soak
+.PHONY: run test lint unit synth bench eval train-gate load clean openapi smoke eval-model-local crash soak
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ bench: $(STAMP)
 ## Evaluation by level (classifier, extraction, transitions, retrieval, end to end): docs/eval/.
 eval: $(STAMP)
 	$(PY) -m bench.eval
+
+## Retrain the read path's section gate from the needs labels (after changing them or the class map).
+train-gate: $(STAMP)
+	$(PY) -m bench.eval.train_gate
 
 ## A bounded load run against a local stack on loopback: docs/bench/load.md.
 load: $(STAMP)

@@ -57,6 +57,7 @@ from ..domain.hashing_embedder import HashingEmbedder
 from ..domain.sections import Section
 from ..domain.text import fold_case
 from ..ports import Embedder
+from .gate import SectionGate, gate_features, shipped_gate
 from .lexicon import CJK_RE, Lexicon, words
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "query_classes.json"
@@ -127,6 +128,9 @@ class QueryClassSpec(BaseModel):
     # question checks against the allergies, current medications and chronic conditions): read as
     # their current-state copies, each fact as its line (decision log 28). A subset of sections.
     current_state: tuple[Section, ...] = ()
+    # Sections of this class the learned section gate (read/gate.py) never removes: a drug
+    # question keeps the allergies, current medications, chronic conditions and pregnancy it chose.
+    kept_by_gate: tuple[Section, ...] = ()
     exemplars: _Languages
 
     @model_validator(mode="after")
@@ -135,6 +139,8 @@ class QueryClassSpec(BaseModel):
             raise ValueError("a query class needs at least 5 exemplars")
         if not set(self.current_state) <= set(self.sections):
             raise ValueError("current_state must be a subset of sections")
+        if not set(self.kept_by_gate) <= set(self.sections):
+            raise ValueError("kept_by_gate must be a subset of sections")
         if self.alone_sections and not set(self.alone_sections) < set(self.sections):
             raise ValueError("alone_sections must be a proper subset of sections")
         if not set(self.dropped_beside) | set(self.named_drug_drops) <= set(self.sections):
@@ -312,9 +318,19 @@ class QueryClassifier:
     The embedder must be local (no network on the read path); the default is HashingEmbedder.
     """
 
-    def __init__(self, data: QueryClassesData | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        data: QueryClassesData | None = None,
+        embedder: Embedder | None = None,
+        gate: SectionGate | None = None,
+        *,
+        gated: bool = True,
+    ) -> None:
+        """``gate``: the learned section gate (default: the shipped one, for the shipped class map);
+        ``gated=False``: the class map's sections as they are (what the gate is trained on)."""
         self.data = data or load_query_classes()
         self._embedder = embedder or HashingEmbedder()
+        self._gate = (gate or (shipped_gate() if data is None else None)) if gated else None
         self._lexicon = Lexicon(self._lexicon_entries())
         # Its own matcher: a person's word ("我妈妈") must not take a span the classes' terms read.
         self._people = Lexicon(self._people_entries())
@@ -394,8 +410,18 @@ class QueryClassifier:
             methods.append("fallback")
             wanted = set(self.data.fallback.sections)
             needs_episodes = self.data.fallback.needs_episodes
+        classes = sorted(chosen, key=self._order.__getitem__)
+        if self._gate is not None and wanted and chosen:  # the fallback keeps its safety sections
+            features = gate_features(
+                query, classes, wanted, "+".join(methods), history=history, has_recent=bool(recent_messages)
+            )
+            kept = {section for spec in specs for section in spec.kept_by_gate}
+            gated = self._gate.apply(wanted, features, kept)
+            if gated != wanted:
+                methods.append("gate")
+                wanted, light = gated, light & gated
         return QueryClassification(
-            classes=sorted(chosen, key=self._order.__getitem__),
+            classes=classes,
             sections=[section for section in Section if section in wanted],
             history_intent=history,
             needs_episodes=needs_episodes,
