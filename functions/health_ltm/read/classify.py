@@ -37,6 +37,10 @@ right statuses"). Steps, all driven by the reviewed data file ``data/query_class
    reads none of the user's facts: a ``general_question`` marker and no word of the user's own
    ("my", "у меня", a free "我"), about no drug.
 
+8. the learned section gate (``read/gate.py``) leaves out the non-safety sections the question's
+   words make unlikely; it never removes a safety section, a class's ``kept_by_gate`` ones or the
+   fallback's, and never adds one (``gated=False``: the class map's sections as they are).
+
 History intent ("раньше", "used to", "以前") is detected separately: it tells the status rules
 to return stopped and resolved facts too.
 """
