@@ -52,11 +52,14 @@ from .common import MAX_EXAMPLES, REPO_ROOT, Tally, limited, load_jsonl, ratio
 
 LEVEL = "questions"
 NEEDS_FILE = "questions_needs.jsonl"
+# fresh11 and fresh12 labelled a second time, from the text, by a labeller who saw neither the
+# first labels nor the classifier: how far two careful labellers agree
+SECOND_FILE = "questions_needs_second.jsonl"
 # the needs splits in the order they were tuned on; the last one is the held-apart set
 NEEDS_SPLITS = (
     *("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh8", "fresh9"),
     "fresh7",
-    *("fresh10", "fresh11", "fresh12"),
+    *("fresh10", "fresh11", "fresh12", "fresh14", "fresh15"),
     "fresh13",
 )
 HELD_APART = "fresh13"  # written after the gate was built; never trained on, never listed
@@ -130,6 +133,7 @@ def run(config=None, *, limit: int | None = None) -> dict[str, Any]:
     total = per_section.total()
     needs = needs_figures(classifier, limit=limit)
     class_map_alone = needs_figures(QueryClassifier(gated=False), limit=limit)
+    agreement = second_labeller(classifier)
     return {
         "summary": {
             "questions": len(rows),
@@ -144,6 +148,7 @@ def run(config=None, *, limit: int | None = None) -> dict[str, Any]:
             "multi_topic_all_required_found": f"{multi_right}/{multi_total}",
             **needs_summary(needs),
             **needs_summary(class_map_alone, suffix=" (class map alone)", splits=("all", *NEEDS_SPLITS[-4:])),
+            **{f"needs {name}": _line(figures) for name, figures in agreement.items()},
         },
         "needs": needs,
         "per_section": per_section.table(order),
@@ -244,6 +249,23 @@ def needs_figures(classifier=None, *, limit: int | None = None, rows=None) -> di
         "overlap": overlap(rows),
         "failures": failures,
     }
+
+
+def second_labeller(classifier) -> dict[str, dict[str, Any]]:
+    """The second labels of fresh11 and fresh12 scored against the first (as if the second
+    labeller were a classifier), the first against the second, and the classifier against the
+    second: the agreement a classifier's figures sit beside."""
+    first = {row["id"]: row for row in load_jsonl(NEEDS_FILE)}
+    tallies = {name: _NeedsTally() for name in ("second labeller vs first", "first labeller vs second")}
+    tallies["classifier vs second labeller"] = _NeedsTally()
+    for second in load_jsonl(SECOND_FILE):
+        row = first[second["id"]]
+        one, two = set(row["needs"]), set(second["needs"])
+        tallies["second labeller vs first"].add(two, one, set(row.get("tolerated", [])))
+        tallies["first labeller vs second"].add(one, two, set(second["tolerated"]))
+        got = {s.value for s in classifier.classify(row["query"], row.get("recent", [])).sections}
+        tallies["classifier vs second labeller"].add(got, two, set(second["tolerated"]))
+    return {name: tally.figures() for name, tally in tallies.items()}
 
 
 def _line(figures: dict[str, Any]) -> str:

@@ -51,6 +51,8 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
                 "by what the answer needs, fresh12 (written blind; decided the gate, trained on)",
                 "same",
             ),
+            ("needs fresh14", "by what the answer needs, fresh14 (blind; once, then trained on)", "same"),
+            ("needs fresh15", "by what the answer needs, fresh15 (blind; once, then trained on)", "same"),
             ("needs fresh13", "by what the answer needs, fresh13 (written blind, held apart)", "same"),
             (
                 "needs fresh13 (class map alone)",
@@ -63,6 +65,12 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
                 "same",
             ),
             ("needs all (class map alone)", "by what the answer needs, every split, class map alone", "same"),
+            (
+                "needs second labeller vs first",
+                "a second labeller scored against the first (fresh11, fresh12): the labels' own agreement",
+                "",
+            ),
+            ("needs classifier vs second labeller", "the classifier against the second labeller", ""),
             ("recall", "recall (micro), class-map labels", ""),
             ("precision", "precision (micro), class-map labels", ""),
             ("exact_set_accuracy", "exact-set accuracy, class-map labels", ""),

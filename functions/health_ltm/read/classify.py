@@ -153,6 +153,15 @@ class QueryClassSpec(BaseModel):
             raise ValueError("kept_beside must name sections of dropped_beside")
         return self
 
+    def kept_beside_by(self, others: set[str]) -> set[Section]:
+        """Sections a ``kept_beside`` rule keeps beside these classes (running after an operation
+        *with a disease* keeps the training habits): a reviewed rule the learned gate respects."""
+        return {
+            section
+            for section, beside in self.dropped_beside.items()
+            if others & set(beside) and others & set(self.kept_beside.get(section, ()))
+        }
+
     def sections_beside(self, others: set[str], named_drug: bool = False) -> tuple[Section, ...]:
         """The sections of this class beside the other selected classes (and a named drug)."""
         dropped = {
@@ -420,6 +429,7 @@ class QueryClassifier:
                 query, classes, wanted, "+".join(methods), history=history, has_recent=bool(recent_messages)
             )
             kept = {section for spec in specs for section in spec.kept_by_gate}
+            kept |= {s for name, spec in named_specs.items() for s in spec.kept_beside_by(chosen - {name})}
             gated = self._gate.apply(wanted, features, kept)
             if gated != wanted:
                 methods.append("gate")
