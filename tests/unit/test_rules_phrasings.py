@@ -392,3 +392,33 @@ def test_dates_in_phrasings_use_the_day_said():
     message = Message(role=Role.USER, text="I'm 20 weeks pregnant", at=datetime(2025, 1, 1, tzinfo=UTC))
     (said,) = RuleExtractor().extract([message], [S.DEMOGRAPHICS])
     assert said.valid_from == (date(2025, 1, 1) - timedelta(weeks=20)).isoformat()
+
+
+# --- a drug tried, a habit only attempted -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "dose"),
+    [
+        ("I have a headache since Monday. I tried ibuprofen 200, didnt help", 200.0),
+        ("пробовала нурофен, не помог", None),
+        ("выпила нурофен вчера, голова всё равно болит", None),
+        ("我试过布洛芬 没用", None),
+    ],
+)
+def test_a_drug_tried_was_taken_and_is_not_taken_now(text, dose):
+    drugs = [a for a in of(extract(text), S.MEDICATIONS) if key_of(a) == "ibuprofen"]
+    assert [a.status for a in drugs] == [F.STOPPED]
+    assert drugs[0].attributes.get("dose_value") == dose
+
+
+@pytest.mark.parametrize(
+    "text", ["I am trying to quit smoking", "I tried to quit smoking last year", "пытаюсь бросить курить"]
+)
+def test_an_attempt_to_quit_is_no_former_smoker(text):
+    assert not [a for a in of(extract(text), S.LIFESTYLE) if a.status is F.STOPPED]
+
+
+def test_a_try_beside_a_drug_taken_now_leaves_it_taken():
+    drugs = of(extract("I take ibuprofen when I try to sleep"), S.MEDICATIONS)
+    assert [a.status for a in drugs] == [F.ACTIVE]

@@ -60,6 +60,9 @@ _CUES = [
         r"\bfinished\s+(?:my|the)\s+(?:course|prescription)\s+of\b",
         r"\b(?:finished|completed)\s+(?:taking|using)\b",
         r"\bused\s+to\s+take\b|\b(?:took|was\s+taking|was\s+on)\b",
+        # a drug tried ("tried ibuprofen 200, didn't help", "пробовала нурофен", "выпила но-шпу")
+        # was taken, and is not being taken now
+        r"\b(?:tried|попробовала?|пробовала?|выпила?)\b",
     ),
     *_patterns(
         _PRESCRIBED,

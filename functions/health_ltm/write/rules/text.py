@@ -178,6 +178,8 @@ HYPOTHETICAL = rx(
     r"|\bwant\s+to\b|\bgoing\s+to\b|\bplan(?:ning)?\s+to\b|\bwill\b|\bwould\b|\bneed\s+to\b"
     r"|\bthinking\s+(?:about|of)\b|\bhow\s+(?:do|does|should|much|often)\b|\bwhat\s+(?:if|about)\b"
     r"|\bneeds?\s+(?:a|an)\b|\bscheduled\s+for\b|\bwaiting\s+for\b|\bпредстоит\b|\bнужн[аоы]\b"
+    # an attempt is not the deed: "trying to quit smoking" is still smoking
+    r"|\b(?:trying|tried|try)\s+to\s+(?:quit|stop|give\s+up)\b|\bпыта\w*\s+(?:бросить|завязать|перестать)\b"
 )
 # ConText's "possible": the user's own guess at a diagnosis ("I might have asthma", "возможно, у
 # меня гастрит", "我可能有哮喘") is not a condition to remember as present. Used for conditions and
