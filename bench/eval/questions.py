@@ -59,7 +59,7 @@ SECOND_FILE = "questions_needs_second.jsonl"
 NEEDS_SPLITS = (
     *("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh8", "fresh9"),
     "fresh7",
-    *("fresh10", "fresh11", "fresh12", "fresh14", "fresh15"),
+    *("fresh10", "fresh11", "fresh12", "fresh14", "fresh15", "fresh16", "fresh17"),
     "fresh13",
 )
 HELD_APART = "fresh13"  # written after the gate was built; never trained on, never listed

@@ -53,6 +53,8 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ),
             ("needs fresh14", "by what the answer needs, fresh14 (blind; once, then trained on)", "same"),
             ("needs fresh15", "by what the answer needs, fresh15 (blind; once, then trained on)", "same"),
+            ("needs fresh16", "by what the answer needs, fresh16 (blind; once, then trained on)", "same"),
+            ("needs fresh17", "by what the answer needs, fresh17 (blind; once, then trained on)", "same"),
             ("needs fresh13", "by what the answer needs, fresh13 (written blind, held apart)", "same"),
             (
                 "needs fresh13 (class map alone)",

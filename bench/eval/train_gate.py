@@ -32,6 +32,7 @@ GATE_PATH = REPO_ROOT / "functions" / "health_ltm" / "data" / "section_gate.json
 VERSION = "2026-12-02.1"
 L2, RATE, PASSES, SEED, MIN_COUNT = 0.01, 0.3, 30, 0, 1
 KEEP_AT = 0.1
+SCALED_TEXT = True
 _DROP_BELOW = 0.0005  # a weight this small changes no decision
 
 
@@ -56,10 +57,15 @@ def _examples(rows: list[dict[str, Any]]):
 
 def train(examples: list[tuple[frozenset[str], set[str]]], sections: list[str]) -> dict[str, list[float]]:
     """AdaGrad on the logistic loss, all sections' models at once (one weight row per feature)."""
+    from health_ltm.read.gate import feature_values
+
     counts = Counter(feature for features, _ in examples for feature in features)
     kept = {feature for feature, n in counts.items() if n >= MIN_COUNT} | {"bias"}
     data = [
-        (sorted(features & kept), [1.0 if s in needs else 0.0 for s in sections])
+        (
+            sorted(feature_values(features & kept, SCALED_TEXT).items()),
+            [1.0 if s in needs else 0.0 for s in sections],
+        )
         for features, needs in examples
     ]
     width = len(sections)
@@ -72,13 +78,13 @@ def train(examples: list[tuple[frozenset[str], set[str]]], sections: list[str]) 
         for i in order:
             features, labels = data[i]
             totals = [0.0] * width
-            for feature in features:
-                totals = [t + w for t, w in zip(totals, weights[feature], strict=True)]
+            for feature, value in features:
+                totals = [t + value * w for t, w in zip(totals, weights[feature], strict=True)]
             errors = [_logistic(t) - y for t, y in zip(totals, labels, strict=True)]
-            for feature in features:
+            for feature, value in features:
                 row, sq = weights[feature], squared[feature]
                 for k in range(width):
-                    gradient = errors[k] + L2 * row[k]
+                    gradient = value * errors[k] + L2 * row[k]
                     sq[k] += gradient * gradient
                     row[k] -= RATE * gradient / math.sqrt(sq[k])
     return {
@@ -121,6 +127,7 @@ def build() -> tuple[dict[str, Any], list[tuple[dict[str, Any], Any, frozenset[s
         },
         "training": {"l2": L2, "rate": RATE, "passes": PASSES, "seed": SEED, "min_count": MIN_COUNT},
         "keep_at": KEEP_AT,
+        "scaled_text": SCALED_TEXT,
         "sections": sections,
         "weights": train(training, sections),
     }

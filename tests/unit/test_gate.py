@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 from health_ltm.domain.sections import Section
 from health_ltm.read.classify import QueryClassifier, load_query_classes
-from health_ltm.read.gate import SAFETY_SECTIONS, SectionGate, SectionGateData, gate_features, shipped_gate
+from health_ltm.read.gate import (
+    SAFETY_SECTIONS,
+    SectionGate,
+    SectionGateData,
+    feature_values,
+    gate_features,
+    shipped_gate,
+)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +82,7 @@ def test_over_every_labelled_question_the_gate_only_removes_and_never_a_safety_s
     [
         ("my asthma is acting up since it got cold, should I use my inhaler more?", Section.SYMPTOMS),
         ("拔完智齿 脸肿了 咋办", Section.SYMPTOMS),
-        ("сплю по 5 часов, как наладить сон?", Section.SYMPTOMS),
+        ("after my C-section when can I start running?", Section.DEMOGRAPHICS),
     ],
 )
 def test_a_section_the_words_make_unneeded_is_left_out(classifiers, query, left_out):
@@ -83,7 +90,7 @@ def test_a_section_the_words_make_unneeded_is_left_out(classifiers, query, left_
     assert left_out in ungated.classify(query).sections
     result = gated.classify(query)
     assert left_out not in result.sections and "gate" in result.method
-    assert {Section.MEDICATIONS, Section.CHRONIC_CONDITIONS} <= set(result.sections)
+    assert set(ungated.classify(query).sections) & SAFETY_SECTIONS <= set(result.sections)
 
 
 def test_a_drug_question_keeps_the_pregnancy_it_chose(classifiers):
@@ -128,3 +135,13 @@ def test_the_features_see_the_decision_and_the_words_in_three_scripts():
     )
     assert {"rule:medications", "cls:medication_question", "m:recent", "hist", "has_recent"} <= features
     assert {"pair:medication_question+symptom_question", "w:ибупро", "w:headac", "b:头疼"} <= features
+
+
+@given(words=st.lists(st.text("abcdefgh", min_size=1, max_size=6), min_size=1, max_size=60, unique=True))
+def test_the_words_of_a_long_story_weigh_together_what_one_word_weighs_alone(words):
+    features = {"bias", "cls:symptom_question", *(f"w:{w}" for w in words)}
+    values = feature_values(features, scaled=True)
+    assert values["bias"] == values["cls:symptom_question"] == 1.0
+    text = [v for f, v in values.items() if f.startswith("w:")]
+    assert abs(sum(v * v for v in text) - 1.0) < 1e-9  # unit length, however many words
+    assert set(feature_values(features, scaled=False).values()) == {1.0}

@@ -5,7 +5,10 @@ The class map says which sections a *kind* of question needs; the words of one q
 say it needs fewer ("ice or heat?" after a sprain needs the injury, not the symptoms). The gate is
 one logistic model per section over the classifier's own decision (its classes, the sections
 they chose, how it decided) and the question's words (six-letter prefixes, CJK character pairs),
-trained on the needs-labelled questions (``bench/eval/train_gate.py``, ``make train-gate``).
+trained on the needs-labelled questions (``bench/eval/train_gate.py``, ``make train-gate``). The
+words together weigh as much in a long story as in a short question (``feature_values``): summed
+one by one, the dozens of words of a story outvoted the classifier's decision and left out what
+the story itself said the answer needs.
 
 - The gate never removes a safety section (medications, allergies, chronic conditions): it has
   no model for them. A chosen section it models stays when its probability is at least
@@ -37,6 +40,7 @@ GATE_FILE = "section_gate.json"
 SAFETY_SECTIONS = frozenset({Section.MEDICATIONS, Section.ALLERGIES, Section.CHRONIC_CONDITIONS})
 _PREFIX = 6  # letters of a word that name it (Russian inflection, English plurals)
 _MOST_COUNTED = 4  # "4 or more classes" is one feature
+_TEXT = ("w:", "b:")  # the question's words and CJK character pairs
 
 
 def gate_features(
@@ -69,6 +73,18 @@ def gate_features(
     return frozenset(features)
 
 
+def feature_values(features: Iterable[str], scaled: bool) -> dict[str, float]:
+    """Each feature's value: 1 for the classifier's decision; a word's or character pair's
+    ``1/sqrt(n)`` of the message's n such features when ``scaled``, so that a long story does not
+    outvote the decision word by word."""
+    features = list(features)
+    if not scaled:
+        return dict.fromkeys(features, 1.0)
+    text = sum(1 for f in features if f.startswith(_TEXT))
+    share = 1.0 / math.sqrt(text) if text else 1.0
+    return {f: share if f.startswith(_TEXT) else 1.0 for f in features}
+
+
 class TrainedOn(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -88,6 +104,7 @@ class SectionGateData(BaseModel):
     trained_on: TrainedOn
     training: dict[str, float | int]
     keep_at: float = Field(ge=0, lt=1)
+    scaled_text: bool = False  # feature_values: the words' share of a message, not one each
     sections: tuple[Section, ...]  # the sections it models (may remove), the order of each weight row
     weights: dict[str, tuple[float, ...]]
 
@@ -109,10 +126,10 @@ class SectionGate:
 
     def probabilities(self, features: Iterable[str]) -> dict[Section, float]:
         totals = [0.0] * len(self.data.sections)
-        for feature in features:
+        for feature, value in feature_values(features, self.data.scaled_text).items():
             row = self.data.weights.get(feature)
             if row is not None:
-                totals = [total + weight for total, weight in zip(totals, row, strict=True)]
+                totals = [total + value * weight for total, weight in zip(totals, row, strict=True)]
         return {section: _logistic(totals[i]) for section, i in self._index.items()}
 
     def apply(self, chosen: set[Section], features: Iterable[str], kept: set[Section]) -> set[Section]:
