@@ -2,6 +2,7 @@
 
     python -m bench.eval.train_gate            # writes the data file, prints held-apart figures
     python -m bench.eval.train_gate --check    # trains, compares with the shipped file, writes nothing
+    python -m bench.eval.train_gate --cross-validate fresh10,fresh16,fresh17   # leave one split out
 
 One logistic model per section the gate may remove (every section but the safety ones), over
 ``health_ltm.read.gate.gate_features`` of each needs-labelled question
@@ -165,6 +166,71 @@ def held_apart_figures(gate_json: dict[str, Any], examples) -> dict[str, dict[st
     return figures
 
 
+def cross_validate(splits: list[str]) -> dict[str, dict[str, float]]:
+    """Leave one split out: for each split, a gate trained on every other split (never the held
+    apart ones) scored on it; the class map alone and the gate side by side, summed over splits."""
+    from health_ltm.domain.sections import Section
+    from health_ltm.read.classify import load_query_classes
+    from health_ltm.read.gate import SAFETY_SECTIONS, SectionGate
+
+    examples = list(_examples(load_jsonl(NEEDS_FILE)))
+    specs = load_query_classes().classes
+    sections = [section.value for section in Section if section not in SAFETY_SECTIONS]
+    counts = {name: [0, 0, 0, 0] for name in ("class map alone", "with the gate")}
+    for split in splits:
+        training = [
+            (features, set(row["needs"]))
+            for row, _, features in examples
+            if row["split"] != split and row["split"] not in HELD_APART
+        ]
+        gate = SectionGate(_gate_data(train(training, sections), sections))
+        for row, decided, features in examples:
+            if row["split"] != split:
+                continue
+            chosen = set(decided.sections)
+            kept = {s for c in decided.classes for s in specs[c].kept_by_gate}
+            gated = gate.apply(chosen, features, kept) if decided.classes else chosen
+            needs, tolerated = set(row["needs"]), set(row.get("tolerated", []))
+            for name, got in (("class map alone", chosen), ("with the gate", gated)):
+                names = {s.value for s in got}
+                tally = counts[name]
+                tally[0] += len(names & needs)
+                tally[1] += len(needs)
+                tally[2] += len(names)
+                tally[3] += len(names - (tolerated - needs))
+    return {
+        name: {
+            "recall": round(found / max(needed, 1), 4),
+            "precision_counted": round(found / max(chosen, 1), 4),
+            "precision_tolerated": round(found / max(counted, 1), 4),
+        }
+        for name, (found, needed, chosen, counted) in counts.items()
+    }
+
+
+def _gate_data(weights: dict[str, list[float]], sections: list[str]):
+    from health_ltm.read.gate import SectionGateData
+
+    return SectionGateData.model_validate(
+        {
+            "version": "cross-validation",
+            "trained_on": {
+                "labels": NEEDS_FILE,
+                "labels_sha256": "",
+                "splits": [],
+                "held_apart": list(HELD_APART),
+                "questions": 0,
+                "query_classes_version": "",
+            },
+            "training": {},
+            "keep_at": KEEP_AT,
+            "scaled_text": SCALED_TEXT,
+            "sections": sections,
+            "weights": weights,
+        }
+    )
+
+
 def _as_text(gate: dict[str, Any]) -> str:
     """The data file: reviewable JSON, one feature's weights per line."""
     head = json.dumps({k: v for k, v in gate.items() if k != "weights"}, ensure_ascii=False, indent=2)
@@ -178,7 +244,14 @@ def _as_text(gate: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the shipped file, write nothing")
+    parser.add_argument(
+        "--cross-validate", metavar="SPLITS", help="splits to leave out one at a time (comma-separated)"
+    )
     args = parser.parse_args(argv)
+    if args.cross_validate:
+        for name, figures in cross_validate(args.cross_validate.split(",")).items():
+            print(f"left out one at a time, {name}: {figures}")
+        return 0
     gate, examples = build()
     text = _as_text(gate)
     for name, figures in held_apart_figures(gate, examples).items():
