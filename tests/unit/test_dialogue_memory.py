@@ -981,3 +981,48 @@ def test_an_allergy_after_but_is_an_allergy_whatever_the_clause_before_said(talk
     """Found probing dialogues: "нет аллергии на орехи, но есть на мёд" stored honey as absent."""
     talk.say((U, said))
     assert {(f.key, f.status.value) for f in talk.memory.facts} == expected
+
+
+@pytest.mark.parametrize(
+    ("turns", "drug"),
+    [
+        ([(A, "Any allergies?"), (U, "no"), (U, "I tried ibuprofen 200 for the pain")], "ibuprofen"),
+        ([(A, "Аллергия есть?"), (U, "нет"), (U, "вчера пила нурофен от головной боли")], "ibuprofen"),
+    ],
+)
+def test_a_bare_no_answers_the_question_and_the_story_after_it_is_the_users_own(talk, turns, drug):
+    """Found on the running stack: the turn after a bare "no" was read as an allergy list, so
+    ibuprofen became an allergy and the confirmed absence was replaced."""
+    talk.say(*turns)
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+    assert talk.keys(Section.ALLERGIES) == set()
+    assert drug in talk.keys(Section.MEDICATIONS)
+
+
+@pytest.mark.parametrize(
+    ("turns", "allergen"),
+    [
+        ([(A, "Any allergies?"), (U, "no"), (U, "wait, actually penicillin")], "penicillin"),
+        ([(A, "Аллергия есть?"), (U, "нет"), (U, "ой, точнее на пыль")], "house_dust"),
+        ([(A, "有过敏吗？"), (U, "没有"), (U, "其实青霉素过敏")], "penicillin"),
+    ],
+)
+def test_a_turn_that_amends_a_bare_no_is_still_the_answer(talk, turns, allergen):
+    """ "wait, actually penicillin": the amending words are no allergens."""
+    talk.say(*turns)
+    assert talk.keys(Section.ALLERGIES) == {allergen}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my weight is 70 kg. sorry, 72 kg not 70",
+        "I'm not 70 kg, I'm 72 kg",
+        "вешу 70 кг. ой, не 70, а 72 кг",
+        "我体重70公斤。说错了，是72公斤，不是70",
+    ],
+)
+def test_a_weight_corrected_in_the_same_message_is_the_corrected_weight(talk, said):
+    """Found on the running stack: "sorry, 72 kg not 70" kept 70."""
+    talk.say((U, said))
+    assert talk.fact(Section.DEMOGRAPHICS, "weight_kg").attributes["weight_kg"] == 72.0

@@ -139,6 +139,10 @@ def _question_of(messages: Sequence[Message], index: int) -> Message | None:
     # Later messages of one answer burst answer it too, when what came before was short
     # ("Any allergies?" / "yes" / "penicillin"); a new long statement is no answer.
     while j >= 0 and messages[j].role is Role.USER and index - j <= 3 and len(messages[j].text.split()) <= 3:
+        if _answered_in_full(messages[j].text) and not _amends(messages[index].text):
+            # "Any allergies?" / "no" / "I tried ibuprofen for the pain": the bare "no" answered
+            # the question; the story after it is the user's own, not a list of allergies.
+            return None
         j -= 1
     if j >= 0 and asks(messages[j]):
         return messages[j]
@@ -147,6 +151,26 @@ def _question_of(messages: Sequence[Message], index: int) -> Message | None:
     if j >= 2 and len(messages[j].text.split()) <= 6 and asks_back(messages[j - 1]) and asks(messages[j - 2]):
         return messages[j - 2]
     return None
+
+
+def _answered_in_full(text: str) -> bool:
+    """A bare "no" / "не знаю" / "没有": the whole answer, with nothing named after it."""
+    shape = answer_shape(text)
+    return shape in (AnswerShape.NO, AnswerShape.UNSURE) and not re.search(r"\w", rest_after_marker(text)[1])
+
+
+# A later turn that takes a bare answer back or adds to it: "wait, penicillin", "а, нет, на пыль",
+# "其实有". Short turns ("penicillin", "maybe dust") are read as the same answer anyway.
+_AMENDS = re.compile(
+    r"^\W*(?:wait|actually|oh|oops|sorry|hold\s+on|well|except|but|apart\s+from|other\s+than|only|just|although"
+    r"|хотя|ой|а,|стоп|погоди\w*|подожди\w*|вообще-то|кроме|только|разве\s+что|но\b|ну\b|точнее|вернее"
+    r"|等等|其实|不对|哦|除了|只有|就是|但是)",
+    re.IGNORECASE,
+)
+
+
+def _amends(text: str) -> bool:
+    return len(text.split()) <= 3 or bool(_AMENDS.match(fold_in_place(text.strip())))
 
 
 def asks_back(message: Message) -> bool:

@@ -227,7 +227,9 @@ _NOT_A_NAME = word_set(
     "think remember aware any none sure idea thing things stuff anymore really they them their there here "
     "this that these those one two three four five six seven eight nine ten some many much more most also "
     "again still then when what which who how why where because about after before since while with "
-    "он она они оно это эти тот та там тут здесь потом сейчас тоже ещё еще раз два три"
+    "он она они оно это эти тот та там тут здесь потом сейчас тоже ещё еще раз два три "
+    # words that amend an answer ("wait, actually penicillin", "ой, точнее пыль")
+    "wait actually oops sorry correction rather except хотя точнее вернее стоп погоди подожди вообще-то кроме"
 )
 _ALCOHOL_HOW = [
     (rx(r"weekend|по\s+выходным|周末"), "weekends"),

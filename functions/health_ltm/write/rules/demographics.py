@@ -201,12 +201,21 @@ def _sex(s: Sentence) -> Draft | None:
     return None
 
 
+# "sorry, 72 kg not 70", "не 70, а 72 кг", "是72公斤，不是70": a measure said again, corrected
+_CORRECTED_MEASURE = rx(
+    r"\d\s*\w*\s*,?\s*(?:not|а\s+не|不是)\s*\d|(?:\bnot|\bне|不是)\s*\d+\s*\w*\s*[,，]?\s*(?:but|а|是)\s*\d"
+)
+# the value a correction takes back ("not 70 kg"): not the measure
+_TAKEN_BACK = rx(r"(?:\bnot|\bне|不是)\s*$")
+
+
 def _bare(s: Sentence, pattern: re.Pattern[str]) -> re.Match[str] | None:
     """A measure with its unit and no verb, in a sentence about the user, not a change."""
-    if not _ABOUT_ME.search(s.low):
+    if not (_ABOUT_ME.search(s.low) or _CORRECTED_MEASURE.search(s.low)):
         return None
     for m in pattern.finditer(s.low):
-        if not _CHANGE_BEFORE.search(s.low[max(0, m.start() - 24) : m.start()]):
+        before = s.low[max(0, m.start() - 24) : m.start()]
+        if not _CHANGE_BEFORE.search(before) and not _TAKEN_BACK.search(before):
             return m
     return None
 
