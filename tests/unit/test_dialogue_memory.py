@@ -1026,3 +1026,25 @@ def test_a_weight_corrected_in_the_same_message_is_the_corrected_weight(talk, sa
     """Found on the running stack: "sorry, 72 kg not 70" kept 70."""
     talk.say((U, said))
     assert talk.fact(Section.DEMOGRAPHICS, "weight_kg").attributes["weight_kg"] == 72.0
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        ("I fractured my leg on 2025-11-25", "2025-11-25"),
+        ("I fractured my leg on November 25th, 2025", "2025-11-25"),
+        ("сломал ногу 25.11.2025", "2025-11-25"),
+        ("сломал ногу 25 ноября 2025 года", "2025-11-25"),
+        ("2025年11月25日摔断了腿", "2025-11-25"),
+    ],
+)
+def test_an_injury_keeps_the_day_it_happened(talk, said, day):
+    """Found on the running stack: "on 2026-11-25" was dropped and "25 November" kept the month."""
+    talk.say((U, said))
+    (fact,) = talk.memory.facts
+    assert (fact.key, fact.valid_from) == ("leg_fracture", day)
+
+
+def test_a_day_without_a_year_is_the_last_one_that_has_come(talk):
+    talk.say((U, "I fractured my leg on November 25"))  # T0 is in March
+    assert talk.fact(Section.INJURIES, "leg_fracture").valid_from == f"{T0.year - 1}-11-25"

@@ -188,6 +188,16 @@ def test_no_date_twice_in_a_line():
     assert fact_line(surgery) == "- appendectomy (in 2019)"
     condition = fact(Section.CHRONIC_CONDITIONS, "asthma", attributes={"since": "2010", "icd10": "J45"})
     assert fact_line(condition.model_copy(update={"valid_from": "2010"})) == "- asthma (since 2010)"
+    # found on the running stack: "ankle sprain (site: ankle; in 2026; in 2026-11-25)"
+    sprain = fact(
+        Section.INJURIES,
+        "ankle sprain",
+        attributes={"body_site": "ankle", "year": 2026, "date": "2026-11-25"},
+        valid_from="2026-11-25",
+    )
+    assert fact_line(sprain) == "- ankle sprain (on 2026-11-25)"
+    knee = fact(Section.INJURIES, "sprain", attributes={"body_site": "knee", "year": 2025}, valid_from="2025")
+    assert fact_line(knee) == "- sprain (site: knee; in 2025)"
 
 
 def test_a_documented_fact_names_its_source_once():

@@ -108,13 +108,18 @@ def fact_line(fact: Fact, with_source: bool = True) -> str:
         details.append(_STATUS_WORDS[fact.status])
     if fact.section is Section.MEDICATIONS and fact.name_raw and fact.name_raw.casefold() != name.casefold():
         details.append(f"as said: {fact.name_raw}")
+    said_when = {str(attributes[k]) for k in _TIME_KEYS if k in attributes}
+    if str(attributes.get("date", "")).startswith(str(attributes.get("year", "-"))):
+        attributes.pop("year")  # "in 2026; on 2026-11-25": the date says the year
+    if attributes.get("body_site") and str(attributes["body_site"]).casefold() in name.casefold():
+        attributes.pop("body_site")  # "wrist fracture (site: wrist)"
     details.extend(attribute_words(fact.section, attributes, fact.last_confirmed_at.date()))
     if fact.section is Section.MEDICATIONS and fact.code and "atc_code" not in attributes:
         details.append(f"ATC {fact.code}")
-    said_when = {str(attributes[k]) for k in _TIME_KEYS if k in attributes}
     if fact.valid_from and fact.valid_from not in said_when:
         happened_once = fact.section in (Section.SURGERIES, Section.INJURIES, Section.VACCINATIONS)
-        details.append(f"{'in' if happened_once else 'since'} {fact.valid_from}")
+        at = "on" if len(fact.valid_from) == 10 else "in"
+        details.append(f"{at if happened_once else 'since'} {fact.valid_from}")
     if fact.valid_to and fact.valid_to not in said_when:
         details.append(f"until {fact.valid_to}")
     extra = f" ({'; '.join(details)})" if details else ""
@@ -174,7 +179,7 @@ def attribute_words(
             days = f"{value} day" if value == 1 else f"{value} days"
             words.append(f"began {days} before {said_on}" if said_on else f"began {days} before")
         elif key in ("year", "date"):
-            words.append(f"in {value}")
+            words.append(f"{'on' if len(str(value)) == 10 else 'in'} {value}")  # on 2026-11-25, in 2026-10
         elif key == "since":
             words.append(f"since {value}")
         elif key == "dose_number":

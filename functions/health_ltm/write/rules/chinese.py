@@ -298,8 +298,19 @@ def _negated_after(s: Sentence, end: int, terms: list[Term]) -> int | None:
 _UNSURE = re.compile(r"不知道|不清楚|不确定|不记得|记不清|说不清|不太清楚|不太确定|不了解")
 
 
+def _iso_day(year: int, month: int, day: int) -> str | None:
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
 def _year_of(text: str, today: date | None) -> str | None:
     """A date said in Chinese, as an ISO prefix: "2019年3月", "去年", "三年前", "上个月"."""
+    m = re.search(r"((?:19|20)\d{2})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", text)
+    day = _iso_day(*(int(g) for g in m.groups())) if m else None
+    if day is not None and (today is None or day <= today.isoformat()):
+        return day  # "2026年11月25日"
     m = re.search(r"((?:19|20)\d{2})\s*年(?:\s*(\d{1,2})\s*月)?", text)
     if m:
         return (

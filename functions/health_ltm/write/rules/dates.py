@@ -115,7 +115,18 @@ def _months_back(today: date, n: int) -> str:
     return f"{index // 12:04d}-{index % 12 + 1:02d}"
 
 
+_DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th|-?(?:го|е))?"
 _DATE_RULES: list[tuple[re.Pattern[str], str]] = [
+    # a whole date: "2026-11-25", "25.11.2026", "11/25/2026", "25 ноября 2026", "November 25th, 2026"
+    (rx(r"\b(?P<y>(?:19|20)\d\d)-(?P<mo>[01]?\d)-(?P<d>[0-3]?\d)\b"), "day"),
+    (rx(r"\b(?P<d>[0-3]?\d)[./](?P<mo>[01]?\d)[./](?P<y>(?:19|20)\d\d)\b"), "day"),
+    (rx(rf"\b{_DAY}\s+(?:of\s+)?(?P<m>{_MONTH_RU}|{_MONTH_EN})(?:,?\s+(?P<y>(?:19|20)\d\d))?\b"), "day"),
+    (
+        rx(
+            rf"\b(?P<m>{_MONTH_EN})\s+{_DAY}\b(?!\s*(?:mg|kg|lbs?|years?|days?|weeks?|%))(?:,?\s+(?P<y>(?:19|20)\d\d))?"
+        ),
+        "day",
+    ),
     (
         rx(rf"\b(?:в\s+|с\s+|in\s+|since\s+)?(?P<m>{_MONTH_RU}|{_MONTH_EN})\s+(?P<y>19\d\d|20\d\d)\b"),
         "month_year",
@@ -154,6 +165,11 @@ def find_date(low: str, today: date | None) -> str | None:
             continue
         groups = m.groupdict()
         n = int(parse_number(groups["n"]) or 1) if groups.get("n") else 1
+        if kind == "day":
+            day = _whole_date(groups, today)
+            if day is None:
+                continue
+            return day
         if kind == "month_year":
             return f"{int(groups['y']):04d}-{_month(groups['m']):02d}"
         if kind == "year":
@@ -176,6 +192,21 @@ def find_date(low: str, today: date | None) -> str | None:
             days = int(kind[-1])
         return (today - timedelta(days=days)).isoformat()
     return None
+
+
+def _whole_date(groups: dict[str, str | None], today: date) -> str | None:
+    """The day a date phrase names; a day without a year is the last one that has come."""
+    day, month = int(groups["d"] or 0), _month(groups["m"]) if groups.get("m") else int(groups.get("mo") or 0)
+    if month > 12 >= day and not groups.get("m"):
+        day, month = month, day  # "11/25/2026": month first
+    year = int(groups["y"]) if groups.get("y") else today.year
+    try:
+        when = date(year, month, day)
+    except ValueError:
+        return None
+    if when > today and not groups.get("y"):
+        when = date(year - 1, month, day) if (month, day) != (2, 29) else when
+    return when.isoformat() if when <= today else None
 
 
 _SINCE = rx(
