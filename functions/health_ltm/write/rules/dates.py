@@ -196,16 +196,18 @@ def find_date(low: str, today: date | None) -> str | None:
 
 def _whole_date(groups: dict[str, str | None], today: date) -> str | None:
     """The day a date phrase names; a day without a year is the last one that has come."""
-    day, month = int(groups["d"] or 0), _month(groups["m"]) if groups.get("m") else int(groups.get("mo") or 0)
-    if month > 12 >= day and not groups.get("m"):
+    month_word, said_year = groups.get("m"), groups.get("y")
+    day = int(groups.get("d") or 0)
+    month = _month(month_word) if month_word else int(groups.get("mo") or 0)
+    if month > 12 >= day and not month_word:
         day, month = month, day  # "11/25/2026": month first
-    year = int(groups["y"]) if groups.get("y") else today.year
+    year = int(said_year) if said_year else today.year
     try:
         when = date(year, month, day)
+        if when > today and not said_year:
+            when = date(year - 1, month, day)
     except ValueError:
         return None
-    if when > today and not groups.get("y"):
-        when = date(year - 1, month, day) if (month, day) != (2, 29) else when
     return when.isoformat() if when <= today else None
 
 
