@@ -1048,3 +1048,20 @@ def test_an_injury_keeps_the_day_it_happened(talk, said, day):
 def test_a_day_without_a_year_is_the_last_one_that_has_come(talk):
     talk.say((U, "I fractured my leg on November 25"))  # T0 is in March
     assert talk.fact(Section.INJURIES, "leg_fracture").valid_from == f"{T0.year - 1}-11-25"
+
+
+@pytest.mark.parametrize(
+    ("turns", "symptom"),
+    [
+        (
+            [(A, "Как вы себя чувствуете после повышения дозы?"), (U, "сердце иногда колотится, но терпимо")],
+            "palpitations",
+        ),
+        ([(U, "my heart is sometimes racing at night")], "palpitations"),
+        ([(U, "I am always thirsty")], "excessive_thirst"),  # an alias that holds the qualifier itself
+    ],
+)
+def test_a_qualifier_inside_a_symptom_phrase_still_names_it(talk, turns, symptom):
+    """Found on the running stack: "сердце иногда колотится" stored nothing."""
+    talk.say(*turns)
+    assert symptom in talk.keys(Section.SYMPTOMS)

@@ -372,9 +372,26 @@ def test_a_one_letter_typo_of_a_drug_name_never_becomes_another_drug() -> None:
         if is_known_term(typo):
             return  # the typo spells another real name of the table
         found = find_terms(("drug",), typo, fuzzy=True)
-        assert [t.entry.key for t in found] in ([], [key]), (alias, typo)
+        if [t.entry.key for t in found] not in ([], [key]):
+            # the typo may come as near another drug's name ("липтонорм" -> "липтоном", a letter
+            # from "лиотон"): that one is a fair reading, never a farther one
+            assert _nearer_or_as_near(typo, alias, found[0].entry.key), (alias, typo)
 
     never_another()
+
+
+def _nearer_or_as_near(typo: str, alias: str, other_key: str) -> bool:
+    from health_ltm.write.normalize import _fuzzy_names, _variant_distance, stem
+
+    word = stem(typo.casefold())
+    meant = _variant_distance(word, stem(alias.casefold()))
+    others = [
+        d
+        for names in _fuzzy_names(("drug",)).values()
+        for phrase, entry in names.items()
+        if entry.key == other_key and (d := _variant_distance(word, phrase)) is not None
+    ]
+    return bool(others) and (meant is None or min(others) <= meant)
 
 
 # --- closest_existing_key: a new candidate against the user's stored facts -------------------------

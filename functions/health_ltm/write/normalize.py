@@ -158,6 +158,19 @@ def _tokens(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((m.start(), m.end(), stem(m.group(0))) for m in _TOKEN.finditer(fold_in_place(text)))
 
 
+# Words that qualify how or how often: "сердце иногда колотится" still says the alias "сердце
+# колотится". A second pass over the words no name took skips them inside a phrase of the text
+# (some aliases hold one: "часто мочусь", "always thirsty", matched as they are first).
+_QUALIFIERS = frozenset(
+    stem(w)
+    for w in word_set(
+        "иногда часто сильно очень постоянно периодически опять снова немного немножко слегка прям прямо "
+        "реально жутко ужасно дико всегда временами регулярно "
+        "sometimes often really very always constantly occasionally badly kinda so"
+    )
+)
+
+
 def _phrase_key(text: str) -> str:
     return " ".join(t for _, _, t in _tokens(text))
 
@@ -245,6 +258,7 @@ def find_terms(kinds: tuple[str, ...], text: str, fuzzy: bool = False) -> tuple[
         else:
             loose.append(tokens[i])
             i += 1
+    loose = _qualified_phrases(index, loose, found)
     if fuzzy and FUZZY_KINDS.intersection(kinds):
         for start, end, word in loose:
             near = _variant_of(kinds, word)
@@ -258,6 +272,29 @@ def find_terms(kinds: tuple[str, ...], text: str, fuzzy: bool = False) -> tuple[
                 taken.append((start, start + len(alias)))
                 found.append(Term(entry, start, start + len(alias)))
     return tuple(sorted(found, key=lambda t: t.start))
+
+
+def _qualified_phrases(
+    index: _Index, loose: list[tuple[int, int, str]], found: list[Term]
+) -> list[tuple[int, int, str]]:
+    """Phrases of two words or more among ``loose`` once the qualifiers between them are skipped;
+    appended to ``found``; the loose words none of them took are returned."""
+    core = [t for t in loose if t[2] not in _QUALIFIERS]
+    if len(core) < 2 or len(core) == len(loose):
+        return loose
+    taken: set[int] = set()
+    i = 0
+    while i < len(core) - 1:
+        for width in range(min(index.max_words, len(core) - i), 1, -1):
+            entry = index.phrases.get(" ".join(t for _, _, t in core[i : i + width]))
+            if entry is not None and core[i + width - 1][0] - core[i][1] < 40:
+                found.append(Term(entry, core[i][0], core[i + width - 1][1]))
+                taken.update(t[0] for t in core[i : i + width])
+                i += width
+                break
+        else:
+            i += 1
+    return [t for t in loose if t[0] not in taken]
 
 
 # --- spelling variants ----------------------------------------------------------------------------
