@@ -1065,3 +1065,24 @@ def test_a_qualifier_inside_a_symptom_phrase_still_names_it(talk, turns, symptom
     """Found on the running stack: "сердце иногда колотится" stored nothing."""
     talk.say(*turns)
     assert symptom in talk.keys(Section.SYMPTOMS)
+
+
+@pytest.mark.parametrize(
+    ("turns", "how"),
+    [
+        ([(U, "I have a glass of wine most nights")], "daily"),
+        ([(A, "Do you drink alcohol?"), (U, "a glass of wine most nights")], "daily"),
+        ([(U, "we usually have a couple of beers on fridays")], "weekends"),
+        ([(A, "Пьёте алкоголь?"), (U, "бокал вина почти каждый вечер")], "daily"),
+    ],
+)
+def test_a_drink_had_is_alcohol_with_how_often(talk, turns, how):
+    """Found on the running stack: "I have a glass of wine most nights" stored nothing, and as an
+    answer it lost how often."""
+    talk.say(*turns)
+    assert talk.fact(Section.LIFESTYLE, "alcohol").attributes["value"] == how
+
+
+def test_a_glass_of_water_is_no_drink(talk):
+    talk.say((U, "I have a glass of water before bed"))
+    assert talk.fact(Section.LIFESTYLE, "alcohol") is None

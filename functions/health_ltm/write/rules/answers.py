@@ -233,7 +233,12 @@ _NOT_A_NAME = word_set(
 )
 _ALCOHOL_HOW = [
     (rx(r"weekend|по\s+выходным|周末"), "weekends"),
-    (rx(r"every\s+day|daily|nightly|каждый\s+день|ежедневно|每天"), "daily"),
+    (
+        rx(
+            r"every\s+(?:day|night)|daily|nightly|most\s+(?:nights|days|evenings)|каждый\s+(?:день|вечер)|ежедневно|每天|每晚"
+        ),
+        "daily",
+    ),
     (
         rx(
             r"social|occasional|rarely|once\s+in\s+a\s+while|every\s+once|sometimes|a\s+little|a\s+bit"

@@ -141,7 +141,12 @@ _VAPING = [
 ]
 _VAPE_HOW = [
     (rx(r"all\s+day|constantly|non-?stop|chain|весь\s+день|целый\s+день|постоянно|не\s+выпуская"), "all day"),
-    (rx(r"каждый\s+день|ежедневно|every\s+day|daily"), "daily"),
+    (
+        rx(
+            r"каждый\s+(?:день|вечер)|ежедневно|every\s+(?:day|night)|daily|nightly|most\s+(?:nights|days|evenings)"
+        ),
+        "daily",
+    ),
     (rx(r"редко|rarely|occasionally|иногда|sometimes|socially|по\s+выходным|on\s+weekends"), "occasionally"),
 ]
 _COUNT_WORDS = (
@@ -200,6 +205,10 @@ _ALCOHOL = [
             rf"{_DRINKS}\s+(?:drinks|beers|glasses|shots|pints|cans|bottles)\b"
             rf"|\b(?:пью|пь[её]м|выпиваю|выпиваем)\s+(?:где-то\s+|примерно\s+|около\s+)?(?:по\s+)?{_DRINKS}\s+"
             r"(?:бокал\w*|бутыл\w*|банк\w*|рюм\w*|стакан\w*|кружк\w*)"
+            # "I have a glass of wine most nights", "I usually have a couple of beers on fridays"
+            r"|\b(?:i|we)\s+(?:\w+\s+)?(?:have|enjoy|grab)\s+(?:a|an|one|two|a\s+couple\s+of|a\s+few|\d+)\s+"
+            r"(?:(?:glass(?:es)?|bottles?|cans?|pints?)\s+of\s+(?:wine|beer|red|white|whiske?y|vodka|champagne|cider)"
+            r"|beers?|pints?|cocktails?|drinks?(?!\s+of\s+(?:water|juice|milk)))\b"
         ),
         FactStatus.PRESENT,
     ),
@@ -209,7 +218,12 @@ _ALCOHOL_HOW = [
         rx(r"по\s+выходным|on\s+weekends|\bweekends?\b|\bfri(?:day)?s?\b|\bsat(?:urday)?s?\b|пятниц|суббот"),
         "weekends",
     ),
-    (rx(r"каждый\s+день|ежедневно|every\s+day|daily"), "daily"),
+    (
+        rx(
+            r"каждый\s+(?:день|вечер)|ежедневно|every\s+(?:day|night)|daily|nightly|most\s+(?:nights|days|evenings)"
+        ),
+        "daily",
+    ),
     (rx(r"редко|rarely|occasionally|иногда|sometimes|socially|по\s+праздникам"), "occasionally"),
     (rx(r"много|часто|a\s+lot|heavily|regularly"), "regularly"),
 ]
