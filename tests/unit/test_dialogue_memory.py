@@ -1086,3 +1086,29 @@ def test_a_drink_had_is_alcohol_with_how_often(talk, turns, how):
 def test_a_glass_of_water_is_no_drink(talk):
     talk.say((U, "I have a glass of water before bed"))
     assert talk.fact(Section.LIFESTYLE, "alcohol") is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "我也有点高血压，但没吃药",
+        "I have mild high blood pressure but I am not on any meds for it",
+        "давление бывает повышенное, но таблеток от него не пью",
+    ],
+)
+def test_no_drug_for_a_condition_is_no_word_on_the_users_other_drugs(talk, said):
+    """Found on the running stack: "有点高血压，但没吃药" set medications confirmed absent, and the
+    aspirin on record then came back as a clarification."""
+    talk.say((A, "Какие лекарства принимаете?"), (U, "аспирин кардио каждый день"))
+    talk.say((U, said))
+    assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT
+    assert not talk.memory.clarifications
+    assert "hypertension" in talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize("answer", ["no meds", "nope, no pills", "нет, лекарств никаких"])
+def test_the_topics_own_word_in_a_no_is_no_drug(talk, answer):
+    """Found probing answers: "no meds" stored a drug named "meds"."""
+    talk.say((A, "Any medications?"), (U, answer))
+    assert talk.keys(Section.MEDICATIONS) == set()
+    assert talk.status(Section.MEDICATIONS) is SectionStatus.CONFIRMED_ABSENT

@@ -1374,8 +1374,8 @@ def _unknown_names(
             continue
         if word in _NOT_A_DRUG:  # "ice, rest", "мазь": a remedy or a form, no drug's name
             continue
-        if _TOPIC_OF[(Section.ALLERGIES, None)].match(word):
-            continue  # "аллергии нет", "allergies: none": the topic's own word, no allergen
+        if (topic := _TOPIC_OF.get((section, None))) is not None and topic.match(word):
+            continue  # "аллергии нет", "no meds": the topic's own word, no allergen or drug
         if _QUIT_FORWARD.fullmatch(word) or _NOW.fullmatch(word) or _QUIT_VERB.match(word):
             continue  # "Раньше пил эналаприл", "Now only metformin": a time word, not a name
         if find_terms(kinds_for(Section.SYMPTOMS), word) or (

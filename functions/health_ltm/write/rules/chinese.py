@@ -213,6 +213,27 @@ def relative_named(s: Sentence) -> Relative | None:
     return _RELATIVE_BY_WORD.get(last) if last else None
 
 
+# "…but I'm not on any meds for it", "но таблеток от него не пью", "有点高血压，但没吃药": no drug
+# for that condition, which says nothing of the user's other drugs (no whole-section absence).
+_FOR_IT_AFTER = re.compile(
+    r"^\s*(?:for\s+(?:it|that|this|them|those|my\s+\w+|the\s+\w+)|от\s+(?:него|нее|неё|этого|них|\w+)"
+    r"|для\s+(?:этого|него)|по\s+этому\s+поводу)"
+)
+
+
+_BUT_BEFORE = re.compile(r"(?:\bbut|\bно|\bоднако|但是?|可是|不过)[\s,，]*(?:\w+\s+){0,3}$")
+
+
+def drugs_denied_for_a_condition(low: str, start: int, end: int) -> bool:
+    """The drugs denied at ``low[start:end]`` are those for a condition named right before them
+    ("high blood pressure but no meds") or after ("…for it")."""
+    if _FOR_IT_AFTER.match(low[end:]):
+        return True
+    before = low[max(0, start - 40) : start]
+    conditions = find_terms(kinds_for(Section.CHRONIC_CONDITIONS), before) if before.strip() else ()
+    return bool(conditions) and bool(_BUT_BEFORE.search(before[conditions[-1].end :]))
+
+
 def about_the_user(s: Sentence, pos: int) -> bool:
     """Whether the words at ``pos`` of a Chinese sentence state a fact about the user (not a
     relative, not someone else, not a question or a condition): for rules that name no entity."""
@@ -765,6 +786,8 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
         none = _MED_NONE.search(s.low)
         if none and _EXCEPT.search(s.low):
             none = None  # "除了维生素D以外什么都不吃" names one: not none at all
+        if none and drugs_denied_for_a_condition(s.low, *none.span()):
+            none = None
         if none and _is_self(s, none.start()) and not _hypothetical(s, none.start()):
             drafts.append(
                 Draft(Section.MEDICATIONS, _span(s, *none.span()), kind=AssertionKind.SECTION_ABSENT)
@@ -1422,8 +1445,7 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
     table = [
         t
         for t in _terms(("symptom",), s)
-        if not any(t.inside(c) for c in conditions)
-        and not _said_as_diagnosis(s, t, conditions)
+        if not any(t.inside(c) for c in conditions) and not _said_as_diagnosis(s, t, conditions)
     ]
     mentions: list[tuple[int, int, str, str]] = [(t.start, t.end, _hint(t), "") for t in table]
     if not _INJURY_WORDS.search(s.low):  # "扭伤了 脚踝肿得很高" after a sprain: the injury's sign

@@ -16,6 +16,7 @@ from ..normalize import Normalized, Term, find_terms, normalize_name, word_set
 from ..validate import NO_THING
 from . import followups
 from .chinese import about_the_user as zh_about_the_user
+from .chinese import drugs_denied_for_a_condition
 from .dates import find_date, find_since
 from .medication_details import BARE_VALUE, details, dose_from_to, dose_near
 from .objects import _FUNCTION_WORDS
@@ -300,8 +301,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         drafts = taken_as_told(s, ctx)
     if not drafts:
         absent = _SECTION_ABSENT.search(s.low)
-        if absent and EXCEPT.search(s.low):
-            absent = None  # "ничего не принимаю, кроме витаминов": not none at all
+        if absent and (EXCEPT.search(s.low) or drugs_denied_for_a_condition(s.low, *absent.span())):
+            absent = None  # "ничего не принимаю, кроме витаминов", "…but no meds for it": not none at all
         if absent and not third_party_before(s, absent.start()) and not hypothetical(s, absent.start()):
             drafts.append(
                 Draft(Section.MEDICATIONS, s.evidence(*absent.span()), kind=AssertionKind.SECTION_ABSENT)
