@@ -1112,3 +1112,37 @@ def test_the_topics_own_word_in_a_no_is_no_drug(talk, answer):
     talk.say((A, "Any medications?"), (U, answer))
     assert talk.keys(Section.MEDICATIONS) == set()
     assert talk.status(Section.MEDICATIONS) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_an_intake_told_as_a_story_keeps_doses_devices_and_what_settled(talk):
+    """Found on the running stack: the dose after "last month," was lost, "Anything else you take?"
+    and "Which inhaler?" were not read as drug questions, the inhaler's route went to melatonin,
+    and a nausea that "settled" was kept as current."""
+    talk.say(
+        (U, "So my GP put me on sertraline last month, 50mg"),
+        (A, "How has it been going?"),
+        (U, "made me super nauseous the first week but that settled"),
+        (A, "Anything else you take?"),
+        (U, "melatonin sometimes, and my inhaler when I need it"),
+        (A, "Which inhaler?"),
+        (U, "ventolin"),
+    )
+    sertraline = talk.fact(Section.MEDICATIONS, "sertraline")
+    assert (sertraline.attributes["dose_value"], sertraline.attributes["dose_unit"]) == (50.0, "mg")
+    assert talk.keys(Section.MEDICATIONS) == {"sertraline", "melatonin", "salbutamol"}
+    assert "route" not in talk.fact(Section.MEDICATIONS, "melatonin").attributes
+    assert talk.fact(Section.SYMPTOMS, "nausea").status is FactStatus.RESOLVED
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["it gave me headaches at first but they went away", "голова болела первую неделю, потом успокоилось"],
+)
+def test_a_symptom_that_wore_off_is_resolved(talk, said):
+    talk.say((U, said))
+    assert talk.fact(Section.SYMPTOMS, "headache").status is FactStatus.RESOLVED
+
+
+def test_i_was_put_on_a_drug_is_taking_it(talk):
+    talk.say((U, "I was put on sertraline, 50 mg"))
+    assert talk.fact(Section.MEDICATIONS, "sertraline").attributes["dose_value"] == 50.0

@@ -39,7 +39,7 @@ from .conditions import (
 )
 from .dates import find_date, parse_number
 from .lifestyle import HABIT_REDUCED, coffee_value
-from .medication_details import DOSE, _dose_match, details
+from .medication_details import DOSE, ROUTES, _dose_match, details
 from .medications import EXCEPT
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
 from .objects import _VAGUE as VAGUE
@@ -78,6 +78,9 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
             r"|\b(?:take|taking)\s+(?:any|anything)|\b(?:use|take|using|taking)\s+for\s+(?:it|that|this|them)\b"
             r"|\bчем\s+(?:лечите|лечитесь|снимаете)|\bчто\s+(?:принимаете|пьете|пьёте)\b|лекарств|препарат|таблет|принимаете|пьёте\s+что|пьете\s+что"
             r"|какие-то\s+средства|吃药|用药|服用|什么药|药物|在吃"
+            # "Anything else you take?", "Which inhaler?", "还用什么喷剂？"
+            r"|\banything\s+else\s+(?:that\s+)?(?:you\s+|do\s+you\s+)?(?:take|use)\b|\bwhat\s+else\s+do\s+you\s+(?:take|use)\b"
+            r"|\binhalers?\b|\bingalers?\b|ингалятор|吸入剂|喷剂|喷雾剂"
         ),
     ),
     (
@@ -1345,6 +1348,8 @@ def _said_in(key: str, value: str, text: str) -> bool:
         return bool(
             re.search(r"day|daily|week|раз|день|недел|дважды|трижды|need|необходим|天|次|bid|tid|prn", text)
         )
+    if key == "route":  # "melatonin sometimes, and my inhaler": the inhaler's route is not melatonin's
+        return any(v == value and p.search(text) for p, v in ROUTES)
     return bool(text.strip())
 
 

@@ -142,7 +142,7 @@ _INDICATIONS = [
     (rx(r"профилакт|prevent"), "prevention"),
     (rx(r"\bбол|\bpain"), "pain"),
 ]
-_ROUTES = [
+ROUTES = [
     (rx(r"\bколю\b|\bколол|уколы?\b|инъекц|\binject|\bshots?\b"), "injection"),
     (rx(r"в\s+глаз|глазн\w*\s+капл|eye\s+drops?"), "ophthalmic"),
     (rx(r"в\s+нос\b|назальн|\bnasal\b|nose\s+spray"), "nasal"),
@@ -220,13 +220,14 @@ def _scoped(scope: str) -> dict:
             attributes["indication"] = indication
             attributes["_indication_end"] = m.end()
             break
-    route = next((v for pattern, v in _ROUTES if pattern.search(scope)), None)
+    route = next((v for pattern, v in ROUTES if pattern.search(scope)), None)
     if route:
         attributes["route"] = route
     return attributes
 
 
 _COMMA_GAP = rx(r"\s*[,:—–-]\s*")
+_SHORT_TAIL_COMMA = rx(r"(?:\s+[^\W\d_][\w'-]*){1,4}\s*[,—–-]\s*")
 
 
 # A number right after the name with no unit ("пью конкор 5", "sertraline 50 every morning"):
@@ -279,6 +280,14 @@ def details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) -> tupl
         # "Uloric, 40 mg a day": the dose set off by a comma right after the name is still its own
         near = dose_near(s.low, b, limit=3)
         dose = _dose_match(near, s.low) if near and _COMMA_GAP.fullmatch(s.low, b, near.start()) else None
+        if near and dose:
+            attributes.update(dose_value=dose[0], dose_unit=dose[1].value)
+            last = max(last, near.end())
+    if "dose_value" not in attributes:
+        # "put me on sertraline last month, 50mg": a few words (a time) and a comma, then the dose
+        comma = _SHORT_TAIL_COMMA.match(s.low, b)
+        near = dose_near(s.low, comma.end(), limit=1) if comma else None
+        dose = _dose_match(near, s.low) if near and near.start() < next_start else None
         if near and dose:
             attributes.update(dose_value=dose[0], dose_unit=dose[1].value)
             last = max(last, near.end())

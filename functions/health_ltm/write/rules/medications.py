@@ -84,7 +84,8 @@ _CUES = [
         r"\bstill\s+(?:on|taking|using)\b|\b(?:по-прежнему|до\s+сих\s+пор)\s+на\b(?=\s+[\w-]+[еи]\b)",
         r"\b(?:i\s+am|i'm|im)\s+(?:currently\s+|still\s+|now\s+)?(?:taking|on|using)\b",
         # "Doc started me on X", "the GP put me on X", "посадили на X": the treatment is under way
-        r"\b(?:put|started|restarted|kept)\s+me\s+(?:back\s+)?on\b|\bпосадил[аи]?\s+(?:меня\s+)?на\b",
+        r"\b(?:put|started|restarted|kept)\s+me\s+(?:back\s+)?on\b|\bпосадил[аи]?\s+(?:меня\s+)?на\b"
+        r"|\b(?:i\s+was|i've\s+been|i\s+have\s+been|i\s+got|got)\s+(?:put|started|restarted)\s+(?:back\s+)?on\b",
         # "i do have an inhaler, albuterol", "у меня есть ингалятор с сальбутамолом": a device
         # the user keeps is a drug in use (as needed, often), even after a "no" to "any medications?"
         r"\b(?:i\s+(?:do\s+|also\s+|still\s+|always\s+)?(?:have|carry|keep)|i've\s+got|i\s+have\s+got)"

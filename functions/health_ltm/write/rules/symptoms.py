@@ -106,9 +106,12 @@ _RECOVERY = rx(
 # The end told in a later clause with no subject of its own: "a pounding headache, figured it was
 # the altitude, went away once we got lower", "голова болела весь день, к вечеру прошла".
 _GONE_LATER = rx(
-    r"[\s,;:—–-]*(?:(?:and|but|then|which|it|that|и|а|но|потом|затем|к\s+\w+|она|он|оно|они)\s+)*"
+    r"[\s,;:—–-]*(?:(?:and|but|then|which|it|that|they|those|и|а|но|потом|затем|к\s+\w+|она|он|оно|они)\s+)*"
     r"(?:(?:finally|eventually|soon|quickly|just|already|completely|totally|наконец|быстро|уже|сама|сам|само|сами"
     r"|совсем|полностью)\s+)*(?:went\s+away|go(?:ne)?\s+away|cleared\s+up|disappeared|subsided"
+    # "made me nauseous the first week but that settled", "it wore off", "потом успокоилось"
+    r"|settled(?:\s+down)?|eased(?:\s+off|\s+up)?|wore\s+off|passed|calmed\s+down"
+    r"|успокоил(?:ся|ась|ось|ись)|улеглось|утихл[аио]|утих"
     # a Russian past verb may be the speaker's own ("прошла обследование", "ушла домой"): the end is a
     # bare verb, or one with when or how it ended
     r"|(?:прош(?:ла|[её]л|ло|ли)|ушл[аио]|уш[её]л|исчезл[аио]|исчез|сошл[аио]|сош[её]л|отпустил[аио]?"
