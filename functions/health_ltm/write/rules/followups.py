@@ -361,6 +361,14 @@ _CAUSED_BY_DRUG = rx(
     r"\b(?:made|makes|making|gave|gives|giving|caused|causing|left)\s+me\b|\bbecause\b|\bdue\s+to\b"
     r"|\bside[\s-]?effects?\b|\bот\s+(?:него|неё|нее|них|этого|этих|таблет\w*|препарат\w*)\b"
     r"|\bиз-за\b|\bпотому\s+что\b|\bпобочк\w*|\bвызыва\w*|副作用|因为|吃了(?:就|会|以后|之后|后)|导致|引起"
+    r"|\bcould(?:n'?t|\s+not)\s+(?:deal|cope|stand|tolerate|handle)\b|\bне\s+(?:мог\w*|смог\w*)\s+(?:терпеть|переносить)"
+    r"|\bплохо\s+переносил\w*|受不了|不耐受|(?:肝|肾)功能"
+)
+# A cause that is a reason in itself, no symptom needed: "because of the side effects",
+# "couldn't deal with it", "肝功能有点异常" (a finding)
+_REASON_ITSELF = rx(
+    r"side[\s-]?effects?|побочк|副作用|could(?:n'?t|\s+not)|не\s+(?:мог|смог)|плохо\s+переносил|受不了|不耐受"
+    r"|(?:肝|肾)功能|\bdue\s+to\b|\bbecause\b|\bиз-за\b|\bпотому\s+что\b|因为"
 )
 # The same cause said in the sentence after the stop: "I stopped it. It made me dizzy."
 _CAUSED_BY_IT = rx(
@@ -403,9 +411,14 @@ def side_effects_of_stop(s: Sentence, found: list[Draft], previous: list[Draft])
     else:  # a symptom no rule reads as the present ("из-за тошноты", "от него был сухой кашель")
         other = _OTHER_CLAUSE.search(s.low, cue.end())
         terms = find_terms(("symptom",), s.text[cue.end() : other.start() if other else len(s.text)])
-        if not terms:
+        if not terms and _REASON_ITSELF.match(s.low, cue.start()) and stops[0].span[0] < cue.start():
+            end = (
+                other.start() if other else len(s.text)
+            )  # the reason in the user's words, to its clause's end
+        elif not terms:
             return found
-        end = cue.end() + terms[-1].end
+        else:
+            end = cue.end() + terms[-1].end
     reason = s.text[cue.start() : end]
     reason = reason.strip(" ,.;:—-")[:120]
     for stop in stops:
