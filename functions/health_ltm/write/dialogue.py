@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..domain.models import Message, Role
-from ..domain.text import fold_in_place
+from ..domain.text import CJK, fold_in_place
 from .rules.text import PSEUDO_NEGATION
 
 _QUESTION_END = re.compile(r"[?？]\s*$")
@@ -47,7 +47,9 @@ _NO = re.compile(
     r"|i\s+don'?t\s+know\s+of\s+any\w*|none\s+that\s+i\s+know\s+of|nothing\s+like\s+that"
     r"|i\s+(?:don'?t|do\s+not)(?:\s+have(?:\s+any)?)?|i\s+haven'?t|i\s+have\s+not|i'?m\s+not|i\s+am\s+not"
     r"|нет+|неа|не-а|не\s+было|никаких|ничего|никогда|нету|не\s+имею|вроде\s+нет|нет\s+вроде|кажется\s+нет"
-    r"|не\s+(?:курю|пью|принимаю|болею|болел\w*))(?=$|[\s,.!;:—–-]|\W)"
+    r"|не\s+(?:курю|пью|принимаю|болею|болел\w*)"
+    # "не, ничего такого", "у меня нет ничего", "у меня ничего такого нет"
+    r"|не(?=\s*[,.!]|\s+ничего\b)|у\s+меня\s+(?:нет|ничего|никаких))(?=$|[\s,.!;:—–-]|\W)"
     # CJK: no word breaks
     r"|^(?:一个都没有|一样都没有|都没有|都没|从来没有|从来不|从不|没有过|没有|不是|不会|不用|不吃|不抽|不喝|没|无|不)",
     re.IGNORECASE,
@@ -56,7 +58,8 @@ _YES = re.compile(
     r"^(?:yes+|yeah|yep|yup|ya|sure|correct|right|that'?s\s+(?:right|correct)|exactly|absolutely|of\s+course"
     r"|i\s+do|i\s+am|i\s+have|i\s+did|uh-?huh|mm-?hmm|definitely|indeed|affirmative|true"
     r"|да+|ага|угу|так\s+точно|верно|правильно|конечно|точно|именно|есть|бывает|было"
-    r")(?=$|[\s,.!;:—–-]|\W)|^(?:是的|是啊|对的|对啊|没错|正确|有的|嗯|是|对|有|抽|喝|吃)",
+    # "对了，…" opens a new topic ("by the way"), it confirms nothing
+    r")(?=$|[\s,.!;:—–-]|\W)|^(?:是的|是啊|对的|对啊|没错|正确|有的|嗯|是|对(?!了)|有|抽|喝|吃)",
     re.IGNORECASE,
 )
 # A negated amount is an amount: "not that often", "не так много".
@@ -170,7 +173,8 @@ _AMENDS = re.compile(
 
 
 def _amends(text: str) -> bool:
-    return len(text.split()) <= 3 or bool(_AMENDS.match(fold_in_place(text.strip())))
+    short = len(text.strip()) <= 6 if CJK.search(text) else len(text.split()) <= 3
+    return short or bool(_AMENDS.match(fold_in_place(text.strip())))
 
 
 def asks_back(message: Message) -> bool:

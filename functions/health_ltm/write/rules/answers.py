@@ -230,7 +230,7 @@ _NOT_A_NAME = word_set(
     "think remember aware any none sure idea thing things stuff anymore really they them their there here "
     "this that these those one two three four five six seven eight nine ten some many much more most also "
     "again still then when what which who how why where because about after before since while with "
-    "он она они оно это эти тот та там тут здесь потом сейчас тоже ещё еще раз два три "
+    "он она они оно это эти тот та там тут здесь потом сейчас пока тоже ещё еще раз два три "
     # words that amend an answer ("wait, actually penicillin", "ой, точнее пыль")
     "wait actually oops sorry correction rather except хотя точнее вернее стоп погоди подожди вообще-то кроме"
 )
@@ -423,7 +423,10 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         # sertraline?" asks whether it goes on
         still_drug = kind == "drug" and bool(_STILL.search(low))
         # "your flu shot this year?" asks whether it was given: a vaccine is never presupposed
-        asks_anyway = still_drug or kind == "vaccine"
+        # "Is the tiredness better?", "Кашель уже прошёл?": whether what is presupposed has ended
+        asks_anyway = (
+            still_drug or kind == "vaccine" or (kind == "symptom" and bool(_ASKS_IF_GONE.search(low)))
+        )
         terms = tuple(
             t for t in find_terms((kind,), asked) if asks_anyway or not _PRESUPPOSED.search(low[: t.start])
         )
@@ -472,7 +475,22 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         question.subjects = [s for s in question.subjects if s.slot != _IN_FOCUS]  # not "do you take it?"
         question.subjects.append(Subject(Section.CHRONIC_CONDITIONS, _INDICATION, whole_section=False))
         question.partial = True
+    elif _DRUGS_FOR_A_CONDITION.search(low) and any(
+        s.section is Section.MEDICATIONS for s in question.subjects
+    ):
+        # "Вы что-нибудь принимаете от давления?" / "нет пока": no drug for it yet; the condition is
+        # the question's premise, not denied, and the user's other drugs are not asked about
+        question.subjects = [s for s in question.subjects if s.section is Section.MEDICATIONS]
+        question.partial = True
     return question
+
+
+_DRUGS_FOR_A_CONDITION = rx(
+    r"\b(?:take|taking|on|using|use|prescribed|given)\b[^?.]{0,30}\bfor\s+(?:your|the|that|this|it)\b"
+    r"|\b(?:принимаете|пь[её]те|принимали|назначили|выписали)\b[^?.]{0,30}\b(?:от|для)\s+(?:давлени|сахар|щитовид"
+    r"|диабет|астм|холестерин|сердц|него|нее|неё|этого)"
+    r"|(?:吃|用|服)(?:什么|啥|过)?(?:药)?(?:来)?(?:治|控制|降)"
+)
 
 
 # "What's that for?", "Для чего он?", "是治什么的？": the condition a drug is taken for
@@ -555,7 +573,7 @@ def extract(
     elif shape is AnswerShape.UNSURE:
         drafts = _unsure(question, answer)
     elif shape is AnswerShape.YES:
-        drafts = _affirmed(question, answer, ctx)
+        drafts = _gone(question, answer, affirmed=True) or _affirmed(question, answer, ctx)
     kind = (
         EvidenceKind.CONFIRMED_RESTATEMENT
         if question.restatement and shape is AnswerShape.YES
@@ -884,6 +902,11 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             if (pattern := _TOPIC_OF.get((s.section, s.slot))) is not None and pattern.search(denied_part)
         ]
     dose = _new_dose(question.topic, answer)
+    if _ASKS_IF_GONE.search(fold_in_place(question.topic)):
+        # "Головная боль прошла?" / "нет": it goes on
+        for subject in [s for s in subjects if s.section is Section.SYMPTOMS and s.terms]:
+            drafts += _terms_with_status(subject, answer, negative=False, question_text=question.topic)
+        subjects = [s for s in subjects if s.section is not Section.SYMPTOMS]
     for subject in subjects:
         if subject.section is Section.MEDICATIONS and dose and (subject.slot == _IN_FOCUS or subject.terms):
             # "Is that still 10 mg of lisinopril?" / "no, 20 now": the no is about the dose
@@ -1027,10 +1050,27 @@ _GONE = rx(
 )
 
 
-def _gone(question: Question, answer: str) -> list[Draft]:
-    """The symptom the question names, resolved, when the answer only says it is gone."""
+# "Кашель уже прошёл?", "Is the tiredness better since the switch?", "头痛好些了吗？": a yes ends it
+_ASKS_IF_GONE = rx(
+    r"\b(?:better|gone|went\s+away|cleared(?:\s+up)?|settled|eased|improv\w*|resolved|stopped)\b"
+    r"|\bпрош(?:[её]л|ла|ло|ли)\b|\bлучше\b|\bполегчал\w*|\bотпустил\w*|好些|好点|好了|好转|缓解|消失|没了"
+)
+# "yeah loads better", "намного лучше", "好多了，基本不疼了": better, said without a yes
+_BETTER = rx(
+    r"^\W*(?:(?:yeah|yes|yep|да|ага|much|loads|lots|way|a\s+lot|far|so\s+much|намного|гораздо|значительно"
+    r"|уже|почти)\s+)*(?:better|лучше|полегчало|好多了|好些了|好点了|好了)"
+)
+
+
+def _gone(question: Question, answer: str, affirmed: bool = False) -> list[Draft]:
+    """The symptom the question names, resolved, when the answer only says it is gone (or, to a
+    question whether it is gone or better, says yes)."""
     subjects = [s for s in question.subjects if s.section is Section.SYMPTOMS and len(s.terms) == 1]
-    if len(subjects) != 1 or not _GONE.match(fold_in_place(answer)):
+    low = fold_in_place(answer)
+    said_gone = _GONE.match(low) or (
+        _ASKS_IF_GONE.search(fold_in_place(question.topic)) and (affirmed or _BETTER.match(low))
+    )
+    if len(subjects) != 1 or not said_gone:
         return []
     drafts = _terms_with_status(subjects[0], answer, negative=False, question_text=question.topic)
     for draft in drafts:

@@ -79,7 +79,9 @@ _CUES = [
         r"|\bя\s+(?:(?:сейчас|уже|всё\s+ещё|все\s+еще|пока|давно|постоянно)\s+){0,2}на\b(?=\s+[\w-]+[еи]\b)",
         rf"\b(?:начала?|стала?)\s+(?:снова\s+)?{_TAKE_RU}\b|\bпродолжаю\s+(?:принимать|пить)\b",
         r"\bвернул(?:ся|ась)\s+к\b|\bтеперь\s+на\b",
-        r"\b(?:take|takes|use|inject)\b|\btaking\b|\b(?:now|currently)\s+on\b",
+        r"\b(?:take|takes|use|inject)\b|\btaking\b|\b(?:now|currently)\s+on\b"
+        # "no, just high cholesterol, on rosuvastatin 10": a bare "on" opening a clause
+        r"|(?:^|[,;:—–]\s*|\band\s+)(?:just\s+|only\s+|also\s+)?on\b(?=\s+(?:my\s+|the\s+)?[^\W\d_])",
         # "still on my lisinopril", "по-прежнему на эналаприле"
         r"\bstill\s+(?:on|taking|using)\b|\b(?:по-прежнему|до\s+сих\s+пор)\s+на\b(?=\s+[\w-]+[еи]\b)",
         r"\b(?:i\s+am|i'm|im)\s+(?:currently\s+|still\s+|now\s+)?(?:taking|on|using)\b",
@@ -94,6 +96,8 @@ _CUES = [
         rf"(?:\s+(?:с|со)\b)?|\b(?:ношу|держу)\s+(?:с\s+собой\s+|при\s+себе\s+)?{_DEVICE_RU}(?:\s+(?:с|со)\b)?",
         r"\b(?:have|'ve|i've)\s+been\s+(?:taking|on|using)\b"
         r"|\b(?:started|began|start)\s+(?:taking|on|using)\b"
+        # "started sertraline 50 last month": the drug right after the verb
+        r"|(?:^|\bi\s+|\bi've\s+|[,;]\s*)(?:just\s+|recently\s+)?(?:started|began)\b(?=\s+[^\W\d_])(?!\s+(?:\w+ing|to|a|an|the|at|in|on|with|after|when|my|having|feeling)\b)"
         # "I started metformin 500 mg", "I've restarted it": the drug itself is the object
         r"|\b(?:i\s+|i've\s+|i\s+have\s+|just\s+)(?:re)?(?:started|began)\b(?!\s+(?:to\s+)?(?:feel|get|have|notice|taking|on|using))",
         # a switch: the old drug is stopped, the new one taken (see _status)
