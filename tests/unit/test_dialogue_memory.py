@@ -1165,3 +1165,41 @@ def test_a_stop_keeps_its_reason_when_no_symptom_names_it(talk, said, reason):
     sertraline = talk.fact(Section.MEDICATIONS, "sertraline")
     assert sertraline.status is FactStatus.STOPPED
     assert reason in sertraline.attributes["stop_reason"]
+
+
+@pytest.mark.parametrize(
+    ("turns", "height", "weight"),
+    [
+        ([(A, "Рост и вес?"), (U, "168, вес 72.. хотя нет, уже 69, похудела")], 168.0, 69.0),
+        ([(A, "方便说一下您的身高体重吗？"), (U, "175，80公斤"), (U, "不对，说错了，78")], 175.0, 78.0),
+        ([(A, "What is your height and weight?"), (U, "180 cm, 180 lbs")], 180.0, 81.6),
+        ([(A, "Рост и вес?"), (U, "1,75 и 72,5")], 175.0, 72.5),
+    ],
+)
+def test_a_height_and_weight_answer_is_read_by_unit_and_range_the_last_weight_winning(
+    talk, turns, height, weight
+):
+    """Found in a blind set: "Рост и вес?" / "168, вес 72.. хотя нет, уже 69" stored nothing, and
+    "不对，说错了，78" took back the whole previous answer."""
+    talk.say(*turns)
+    assert talk.fact(Section.DEMOGRAPHICS, "height_cm").attributes["height_cm"] == height
+    assert talk.fact(Section.DEMOGRAPHICS, "weight_kg").attributes["weight_kg"] == weight
+
+
+def test_an_age_and_sex_answer_in_chinese(talk):
+    talk.say((A, "您今年多大？"), (U, "45了，男的"))
+    assert talk.fact(Section.DEMOGRAPHICS, "birth_year").attributes["birth_year"] == T0.year - 45
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == "male"
+
+
+def test_breastfeeding_said_as_the_answer(talk):
+    talk.say((A, "Вы сейчас беременны или кормите грудью?"), (U, "кормлю, малому полгода"))
+    assert talk.fact(Section.DEMOGRAPHICS, "pregnancy").attributes["pregnancy"] == "breastfeeding"
+
+
+@pytest.mark.parametrize(
+    "said", ["I take aspirin 100 mg. sorry I misspoke, 75 mg", "I take aspirin 100 mg. oops, 75 mg"]
+)
+def test_a_dose_corrected_after_a_marker_is_the_new_dose(talk, said):
+    talk.say((U, said))
+    assert talk.fact(Section.MEDICATIONS, "acetylsalicylic_acid").attributes["dose_value"] == 75.0

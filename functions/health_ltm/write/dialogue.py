@@ -70,6 +70,10 @@ _NOT_OFTEN = re.compile(
 )
 
 
+# "不对，说错了，78": the user corrects their own answer; no "no" to the question
+_SELF_CORRECTION = re.compile(r"^\W*(?:不对|我?说错了)[\s,，。!！]*(?:\S*?\d)")
+
+
 @dataclass(frozen=True)
 class Turn:
     """One user message and the assistant question it answers (None: the user spoke first)."""
@@ -209,7 +213,7 @@ def last_question(text: str) -> str:
 def answer_shape(text: str) -> AnswerShape:
     """The form of an answer; CONTENT when it names something beyond yes/no."""
     low = fold_in_place(text.strip())
-    if PSEUDO_NEGATION.match(low) or _NOT_OFTEN.search(low):
+    if PSEUDO_NEGATION.match(low) or _NOT_OFTEN.search(low) or _SELF_CORRECTION.match(low):
         return AnswerShape.CONTENT  # "Nothing helps my back pain", "I don't drink that often"
     if _UNSURE.match(low):
         return AnswerShape.UNSURE

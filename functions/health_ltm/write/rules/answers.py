@@ -141,6 +141,9 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         ),
     ),
     (Section.DEMOGRAPHICS, "pregnancy", rx(r"pregnan|expecting|беремен|怀孕|哺乳|breastfe|кормите\s+грудью")),
+    # "Рост и вес?", "How tall are you?", "身高体重多少？": the numbers of the answer
+    (Section.DEMOGRAPHICS, "height_cm", rx(r"\bheight\b|\bhow\s+tall\b|\bрост\b|身高|多高")),
+    (Section.DEMOGRAPHICS, "weight_kg", rx(r"\bweigh(?:t|s)?\b|\bвес\b|\bвесите\b|体重|多重")),
     (
         Section.SYMPTOMS,
         None,
@@ -1177,8 +1180,13 @@ def _content(
             drafts += _age(answer, ctx)
         elif subject.slot == _YEAR_OF_BIRTH:
             drafts += _birth_year(answer, ctx)
+        elif subject.slot in ("height_cm", "weight_kg"):
+            drafts += _measure(subject.slot, answer, [s.slot for s in question.subjects])
         elif subject.slot == "pregnancy":
-            if not negative and re.search(r"\d|week|month|недел|месяц|周|月", fold_in_place(answer)):
+            if not negative and (
+                re.search(r"\d|week|month|недел|месяц|周|月", fold_in_place(answer))
+                or _BREASTFEEDING.search(fold_in_place(answer))
+            ):
                 drafts += _affirmed(replace(question, subjects=[subject]), answer, ctx)
         elif subject.section in _LISTED_KINDS:
             drafts += _named(subject, answer, offset, negative)
@@ -1518,10 +1526,56 @@ def _habit(slot: str, answer: str, past: bool = False) -> list[Draft]:
     return [_habit_draft(slot, answer, FactStatus.PRESENT, value)]
 
 
+_MEASURE_NUMBER = re.compile(
+    # "72,5" and "1,75" are decimals; "175,80公斤" (a Chinese comma made ASCII) is two numbers
+    r"(?<![\d.])(?<!\d,)(?P<v>\d{1,2},\d{1,2}(?![\d,])|\d{1,3}(?:\.\d{1,2})?)(?![\d])\s*(?P<u>cm|см|厘米|m\b|м\b|米|kg|кг|кило\w*|公斤|千克|斤|lbs?|pounds)?"
+)
+
+
+def _measure(slot: str, answer: str, asked: list[str | None]) -> list[Draft]:
+    """A height or weight answer: the numbers in it, read by unit and by range when both were
+    asked ("168, вес 72.. хотя нет, уже 69": 168 cm, 69 kg; the last weight said is the one)."""
+    both = "height_cm" in asked and "weight_kg" in asked
+    found: dict[str, float] = {}
+    for m in _MEASURE_NUMBER.finditer(fold_in_place(answer)):
+        value, unit = float(m.group("v").replace(",", ".")), (m.group("u") or "")
+        if unit in ("m", "м", "米") or (not unit and 1.3 <= value <= 2.3):
+            kind, value = "height_cm", value * 100 if value < 3 else value
+        elif unit in ("cm", "см", "厘米"):
+            kind = "height_cm"
+        elif unit:
+            kind = "weight_kg"
+            if unit.startswith(("lb", "pound")):
+                value = round(value * 0.4536, 1)
+            elif unit == "斤":
+                value = value / 2
+        elif both:
+            kind = "height_cm" if 140 <= value <= 220 and "height_cm" not in found else "weight_kg"
+        else:
+            kind = slot
+        if (kind == "height_cm" and 100 <= value <= 250) or (kind == "weight_kg" and 25 <= value <= 300):
+            found[kind] = value  # a later value corrects an earlier one
+    if slot not in found:
+        return []
+    return [
+        _draft(
+            Section.DEMOGRAPHICS,
+            answer,
+            name=answer.strip()[:40],
+            hint=slot,
+            status=FactStatus.PRESENT,
+            attributes={slot: found[slot]},
+        )
+    ]
+
+
 def _age(answer: str, ctx: Context) -> list[Draft]:
     if ctx.today is None:
         return []
-    m = re.search(r"\b(\d{1,3})\b|^\s*([a-z]+(?:[\s-][a-z]+)?)\s*(?:years?|yrs?|$)", fold_in_place(answer))
+    m = re.search(
+        r"(?<![\d.,])(\d{1,3})(?![\d.,]*\d)|^\s*([a-z]+(?:[\s-][a-z]+)?)\s*(?:years?|yrs?|$)",
+        fold_in_place(answer),
+    )
     if not m:
         return []
     age = parse_number(m.group(1) or m.group(2) or "")

@@ -52,6 +52,7 @@ from .text import (
     split_sentences,
 )
 
+_DIGIT = rx(r"\d")
 _RULES = (allergies, medications, conditions, symptoms, events, demographics, lifestyle, chinese)
 
 
@@ -241,6 +242,9 @@ class RuleExtractor:
             correction = correction or bool(CORRECTION.search(sentence.low))
             remember = remember or bool(REMEMBER.search(sentence.low))
             retraction = RETRACTION.search(sentence.low)
+            said_after = sentence.low[retraction.end() :] if retraction else ""
+            if CORRECTION.search(sentence.low) and _DIGIT.search(said_after):
+                retraction = None  # "不对，说错了，78", "I misspoke, 25 mg": a new value, not a take-back
             if INSTRUCTION.search(sentence.low) and not retraction:
                 continue
             found = [d for rule in rules for d in rule.extract(sentence, ctx)]
