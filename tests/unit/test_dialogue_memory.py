@@ -1203,3 +1203,25 @@ def test_breastfeeding_said_as_the_answer(talk):
 def test_a_dose_corrected_after_a_marker_is_the_new_dose(talk, said):
     talk.say((U, said))
     assert talk.fact(Section.MEDICATIONS, "acetylsalicylic_acid").attributes["dose_value"] == 75.0
+
+
+@pytest.mark.parametrize(
+    ("turns", "condition"),
+    [
+        (
+            [(A, "好的，记下了：优甲乐50微克。甲减是什么时候查出来的？"), (U, "前年查出来的")],
+            "hypothyroidism",
+        ),
+        ([(A, "Когда у вас нашли диабет?"), (U, "лет пять назад")], "diabetes"),
+        ([(A, "When were you diagnosed with diabetes?"), (U, "about 5 years ago")], "diabetes"),
+        (
+            [(A, "Эутирокс 75 мкг утром. А назначили его из-за чего?"), (U, "гипотиреоз, с 2018го")],
+            "hypothyroidism",
+        ),
+    ],
+)
+def test_when_it_was_found_or_why_the_drug_was_given_answers_with_the_users_condition(talk, turns, condition):
+    """Found in a blind set: "甲减是什么时候查出来的？" / "前年查出来的" and "назначили его из-за
+    чего?" / "гипотериоз" stored no condition."""
+    talk.say(*turns)
+    assert condition in talk.keys(Section.CHRONIC_CONDITIONS)

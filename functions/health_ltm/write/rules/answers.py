@@ -503,6 +503,10 @@ _ASKS_INDICATION = rx(
     r"|\bwhat\s+(?:do|did|are|were)\s+you\s+(?:take|taking|use|using|on)\s+(?:it|that|this|them|those)\s+for\b"
     r"|\bwhat\s+(?:was|were|is|are)\s+(?:it|that|they|those)\s+prescribed\s+for\b|^\W*(?:and\s+)?what\s+for\W*$"
     r"|\bwhat\s+(?:does|do)\s+(?:it|that|they)\s+treat\b|\bwhat\s+(?:condition|problem)\s+(?:is|are)\s+(?:it|that)\s+for\b"
+    # "А назначили его из-за чего?", "why were you put on it?"
+    r"|\b(?:назначили|выписали|прописали|принимаете|пь[её]те)\s+(?:вам\s+)?(?:его|её|ее|их|это)\s+(?:из-за|от|для)\s+чего\b"
+    r"|\bиз-за\s+чего\s+(?:вам\s+)?(?:его|её|ее|их|назнач|выписа|пропис)"
+    r"|\bwhy\s+(?:were|are)\s+you\s+(?:put\s+on|taking|on|prescribed)\s+(?:it|that|this|them)\b"
     r"|\b(?:для|от)\s+чего\s+(?:(?:вы\s+)?(?:его|её|ее|их|это|он[аио]?|они)\b|(?:вы\s+)?(?:принима|пь[её]т|назнач"
     r"|выписа|нуж[енаы]))|^\W*(?:а\s+)?(?:это\s+)?(?:для|от)\s+чего(?:\s+это)?\W*$"
     r"|\bпо\s+какому\s+поводу\s+(?:вы\s+)?(?:его|её|ее|их|принима|пь[её]т|назнач)|\bчто\s+(?:им|ими|этим)\s+лечите"
@@ -658,8 +662,24 @@ _HOW_IS_YOUR = (
     rx(
         r"^\s*(?:那)?(?:你|您)的(?P<x>[^？?，,。]+?)(?:最近|现在)?(?:控制得|恢复得|好些|好点)?(?:怎么样|如何|好些了吗|好点了吗)"
     ),
+    # "When were you diagnosed with diabetes?", "Когда у вас нашли диабет?", "甲减是什么时候查出来的？"
+    rx(
+        r"\bwhen\s+(?:were\s+you|was\s+it|did\s+you\s+get)\s+diagnosed\s+with\s+(?:your\s+)?(?P<x>[^?,.;]+?)\s*\?"
+        r"|\bwhen\s+was\s+your\s+(?P<x2>[^?,.;]+?)\s+(?:diagnosed|found|picked\s+up)\b"
+    ),
+    rx(
+        r"\bкогда\s+(?:у\s+вас\s+)?(?:нашли|обнаружили|выявили|диагностировали|поставили)\s+(?:диагноз\s+)?(?P<x>[^?,.;]+?)\s*\?"
+    ),
+    rx(r"^\s*(?:(?:你|您)的)?(?P<x>[^？?，,。]+?)是?(?:什么时候|哪年|几年前)(?:查出来|确诊|发现|诊断)"),
 )
-_PRESUPPOSED_STATEMENT = {0: "I have {x}.", 1: "У меня {x}.", 2: "我有{x}。"}
+_PRESUPPOSED_STATEMENT = {
+    0: "I have {x}.",
+    1: "У меня {x}.",
+    2: "我有{x}。",
+    3: "I have {x}.",
+    4: "У меня {x}.",
+    5: "我有{x}。",
+}
 # "What asthma? I don't have it": the answer denies what the question took for granted.
 _NOT_MINE = rx(
     r"\b(?:don'?t|do\s+not|never)\s+(?:have|had|got)\b|\bwhat\s+\w+\s*\?|\bnot\s+mine\b|\bwrong\s+person\b"
@@ -681,7 +701,8 @@ def presupposed(question_text: str, answer: str | None = None) -> str | None:
     for i, pattern in enumerate(_HOW_IS_YOUR):
         m = pattern.search(fold_in_place(asked))
         if m:
-            return _PRESUPPOSED_STATEMENT[i].format(x=asked[m.start("x") : m.end("x")].strip())
+            group = "x" if m.group("x") is not None else "x2"
+            return _PRESUPPOSED_STATEMENT[i].format(x=asked[m.start(group) : m.end(group)].strip())
     return None
 
 
