@@ -1225,3 +1225,26 @@ def test_when_it_was_found_or_why_the_drug_was_given_answers_with_the_users_cond
     чего?" / "гипотериоз" stored no condition."""
     talk.say(*turns)
     assert condition in talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize(
+    ("turns", "symptom", "status"),
+    [
+        ([(A, "Кашель уже прошёл?"), (U, "да, почти сразу")], "cough", FactStatus.RESOLVED),
+        (
+            [(A, "Is the tiredness better since the switch?"), (U, "yeah loads better")],
+            "fatigue",
+            FactStatus.RESOLVED,
+        ),
+        ([(A, "停药以后头痛好些了吗？"), (U, "好多了，基本不疼了")], "headache", FactStatus.RESOLVED),
+        ([(A, "Головная боль прошла?"), (U, "нет")], "headache", FactStatus.PRESENT),
+        ([(A, "Is your headache better?"), (U, "no, worse")], "headache", FactStatus.PRESENT),
+        # found on the running stack: better is not gone
+        ([(A, "Is the back pain better today?"), (U, "yeah a bit better")], "back_pain", FactStatus.PRESENT),
+    ],
+)
+def test_a_question_whether_a_symptom_is_gone_or_better(talk, turns, symptom, status):
+    """Found in a blind set: a yes to "Кашель уже прошёл?" left the cough current, and a no to
+    "Головная боль прошла?" stored the headache absent."""
+    talk.say(*turns)
+    assert talk.fact(Section.SYMPTOMS, symptom).status is status

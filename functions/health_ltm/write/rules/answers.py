@@ -428,7 +428,9 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         # "your flu shot this year?" asks whether it was given: a vaccine is never presupposed
         # "Is the tiredness better?", "Кашель уже прошёл?": whether what is presupposed has ended
         asks_anyway = (
-            still_drug or kind == "vaccine" or (kind == "symptom" and bool(_ASKS_IF_GONE.search(low)))
+            still_drug
+            or kind == "vaccine"
+            or (kind == "symptom" and bool(_ASKS_IF_GONE.search(low) or _ASKS_IF_BETTER.search(low)))
         )
         terms = tuple(
             t for t in find_terms((kind,), asked) if asks_anyway or not _PRESUPPOSED.search(low[: t.start])
@@ -926,8 +928,9 @@ def _denied(question: Question, answer: str) -> list[Draft]:
             if (pattern := _TOPIC_OF.get((s.section, s.slot))) is not None and pattern.search(denied_part)
         ]
     dose = _new_dose(question.topic, answer)
-    if _ASKS_IF_GONE.search(fold_in_place(question.topic)):
-        # "Головная боль прошла?" / "нет": it goes on
+    topic = fold_in_place(question.topic)
+    if _ASKS_IF_GONE.search(topic) or _ASKS_IF_BETTER.search(topic):
+        # "Головная боль прошла?" / "нет", "Is it better?" / "no, worse": it goes on
         for subject in [s for s in subjects if s.section is Section.SYMPTOMS and s.terms]:
             drafts += _terms_with_status(subject, answer, negative=False, question_text=question.topic)
         subjects = [s for s in subjects if s.section is not Section.SYMPTOMS]
@@ -1074,25 +1077,32 @@ _GONE = rx(
 )
 
 
-# "Кашель уже прошёл?", "Is the tiredness better since the switch?", "头痛好些了吗？": a yes ends it
+# "Кашель уже прошёл?", "Is the cough gone?", "头痛没了吗？": a yes ends it
 _ASKS_IF_GONE = rx(
-    r"\b(?:better|gone|went\s+away|cleared(?:\s+up)?|settled|eased|improv\w*|resolved|stopped)\b"
-    r"|\bпрош(?:[её]л|ла|ло|ли)\b|\bлучше\b|\bполегчал\w*|\bотпустил\w*|好些|好点|好了|好转|缓解|消失|没了"
+    r"\b(?:gone|went\s+away|cleared(?:\s+up)?|resolved|stopped|over)\b"
+    r"|\bпрош(?:[её]л|ла|ло|ли)\b|\bотпустил\w*|好了|消失|没了"
 )
-# "yeah loads better", "намного лучше", "好多了，基本不疼了": better, said without a yes
-_BETTER = rx(
-    r"^\W*(?:(?:yeah|yes|yep|да|ага|much|loads|lots|way|a\s+lot|far|so\s+much|намного|гораздо|значительно"
-    r"|уже|почти)\s+)*(?:better|лучше|полегчало|好多了|好些了|好点了|好了)"
+# "Is the tiredness better?", "Полегчало?", "头痛好些了吗？": better is not gone, much better is
+_ASKS_IF_BETTER = rx(r"\b(?:better|improv\w*|settled|eased)\b|\bлучше\b|\bполегчал\w*|好些|好点|好转|缓解")
+_MUCH_BETTER = rx(
+    r"^\W*(?:(?:yeah|yes|yep|да|ага|уже|почти)[\s,]+)*(?:(?:much|loads|lots|way|a\s+lot|far|so\s+much|heaps"
+    r"|totally|completely|намного|гораздо|значительно|совсем|полностью)\s+(?:better|лучше)|好多了|完全好了|基本(?:不疼|好)了)"
+)
+# "a bit better", "чуть лучше", "好一点了": still there
+_PARTLY = rx(
+    r"\b(?:a\s+(?:bit|little)|slightly|somewhat|kind\s+of|sort\s+of|немного|чуть|слегка|немножко)\b|一点|稍微|有点"
 )
 
 
 def _gone(question: Question, answer: str, affirmed: bool = False) -> list[Draft]:
     """The symptom the question names, resolved, when the answer only says it is gone (or, to a
-    question whether it is gone or better, says yes)."""
+    question whether it is gone, says yes; to one whether it is better, much better)."""
     subjects = [s for s in question.subjects if s.section is Section.SYMPTOMS and len(s.terms) == 1]
-    low = fold_in_place(answer)
-    said_gone = _GONE.match(low) or (
-        _ASKS_IF_GONE.search(fold_in_place(question.topic)) and (affirmed or _BETTER.match(low))
+    low, topic = fold_in_place(answer), fold_in_place(question.topic)
+    said_gone = not _PARTLY.search(low) and bool(
+        _GONE.match(low)
+        or (_ASKS_IF_GONE.search(topic) and affirmed)
+        or ((_ASKS_IF_GONE.search(topic) or _ASKS_IF_BETTER.search(topic)) and _MUCH_BETTER.match(low))
     )
     if len(subjects) != 1 or not said_gone:
         return []
