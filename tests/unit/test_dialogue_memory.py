@@ -1248,3 +1248,19 @@ def test_a_question_whether_a_symptom_is_gone_or_better(talk, turns, symptom, st
     "Головная боль прошла?" stored the headache absent."""
     talk.say(*turns)
     assert talk.fact(Section.SYMPTOMS, symptom).status is status
+
+
+@pytest.mark.parametrize(
+    ("said", "key"),
+    [
+        ("Мама умерла от инсульта в 70.", "mother:stroke"),
+        ("папа умер от инфаркта в 60", "father:myocardial_infarction"),
+        ("my grandfather died from lung cancer", "grandfather:lung_cancer"),
+    ],
+)
+def test_what_a_relative_died_of_is_family_history(talk, said, key):
+    """Found on the running stack: "Мама умерла от инсульта в 70" stored nothing ("от" read as
+    what a drug is for)."""
+    talk.say((U, said))
+    assert talk.keys(Section.FAMILY_HISTORY) == {key}
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)

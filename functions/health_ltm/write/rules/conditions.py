@@ -62,6 +62,8 @@ _TREATED_FOR = rx(
     r"(?:\b(?:i'?m|i\s+am|i'?ve\s+been|i\s+have\s+been|i\s+was|i\s+get|i\s+got)\s+(?:being\s+|now\s+)?"
     r"(?:treated|seen|followed|monitored)|\bлечусь|\bлечилась|\bлечился|\bнаблюдаюсь|\bстою\s+на\s+учете)"
     r"\s+(?:\w+\s+){0,3}?(?:for|от|с|по\s+поводу)\s+(?:my\s+|the\s+)?$"
+    # "мама умерла от инсульта", "дед скончался от рака", "died from cancer": what they died of
+    r"|\b(?:умер|умерла|умерли|скончал(?:ся|ась|ись)|погиб(?:ла|ли)?|died|passed\s+away)\s+(?:\w+\s+){0,2}?(?:от|from|of)\s+$"
 )
 _RESOLVED = rx(
     r"\bвылечил\w*|\bпрошл[аио]\b|\bпрошел\b|\bв\s+ремисси\w*|\bпереболел\w*|\bв\s+детстве\b|\bcured\b"
