@@ -1264,3 +1264,24 @@ def test_what_a_relative_died_of_is_family_history(talk, said, key):
     talk.say((U, said))
     assert talk.keys(Section.FAMILY_HISTORY) == {key}
     assert not talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize(
+    ("said", "allergen"),
+    [
+        ("I'm allergic to bees, carry an epipen", "insect_venom"),
+        ("аллергия на орехи, ношу с собой эпипен", "tree_nut"),
+    ],
+)
+def test_the_epipen_carried_for_an_allergy_is_no_allergen(talk, said, allergen):
+    """Found probing statements: "carry an epipen" stored an epinephrine allergy, which would keep
+    the one drug an anaphylaxis needs away from the user."""
+    talk.say((U, said))
+    assert talk.keys(Section.ALLERGIES) == {allergen}
+
+
+def test_maybe_once_a_month_guesses_how_often_not_the_diagnosis(talk):
+    talk.say((U, "I get migraines maybe once a month, take sumatriptan when it hits"))
+    assert "migraine" in talk.keys(Section.CHRONIC_CONDITIONS)
+    talk.say((U, "I might have asthma"))
+    assert "asthma" not in talk.keys(Section.CHRONIC_CONDITIONS)

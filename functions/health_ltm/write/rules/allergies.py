@@ -168,7 +168,22 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             Section.ALLERGIES, s.evidence(*fine.span()), status=FactStatus.ABSENT, refers_to_focus=True
         )
         return [reference, *(d for d in _extract(s) if d.span[1] <= fine.start())]
-    return _extract(s)
+    return [d for d in _extract(s) if not _remedy_carried(s, d)]
+
+
+# "allergic to bees, carry an epipen", "на орехи, ношу с собой эпипен": the drug against the
+# reaction, never an allergen
+_REMEDY_BEFORE = rx(
+    r"(?:\bcarry|\bcarries|\bkeep|\bhave\s+to\s+(?:use|take)|\bnearby|ношу|держу|с\s+собой|пользуюсь|随身带|随身携带|备着)"
+    r"\s*(?:an?\s+|the\s+|my\s+|с\s+собой\s+|при\s+себе\s+)?$"
+)
+
+
+def _remedy_carried(s: Sentence, draft: Draft) -> bool:
+    if draft.section is not Section.ALLERGIES or not draft.name or draft.status is FactStatus.ABSENT:
+        return False
+    at = s.low.find(draft.name.casefold())
+    return at > 0 and bool(_REMEDY_BEFORE.search(s.low, max(0, at - 30), at))
 
 
 def resolve_references(found: list[Draft], earlier: list[Draft]) -> list[Draft]:

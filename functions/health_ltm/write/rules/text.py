@@ -185,9 +185,12 @@ HYPOTHETICAL = rx(
 # меня гастрит", "我可能有哮喘") is not a condition to remember as present. Used for conditions and
 # diagnoses only: an uncertain allergy or drug is still kept (safety).
 UNCERTAIN = rx(
-    r"\b(?:might|may|could)\s+(?:have|be|have\s+got)\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b"
+    # "maybe once a month", "может быть раз в неделю": a guess at how often, not at the diagnosis
+    r"\b(?:might|may|could)\s+(?:have|be|have\s+got)\b"
+    r"|\b(?:maybe|perhaps|possibly|probably)\b(?!\s+(?:once|twice|three\s+times|\d+\s*(?:x|times)|every|a\s+few\s+times))"
     r"|\b(?:i\s+)?(?:suspect|wonder\s+if|not\s+sure)\b|\bfriend\s+(?:says|thinks)\b"
-    r"|\bвозможно\b|\bможет\s+быть\b|\bнаверное\b|\bнаверно\b|\bподозреваю\b|\bне\s+уверен\w*"
+    r"|\bвозможно\b|\bможет\s+быть\b(?!\s+(?:раз|дважды|пару\s+раз|\d+\s+раз))|\bнаверное\b|\bнаверно\b"
+    r"|\bподозреваю\b|\bне\s+уверен\w*"
     r"|可能|也许|好像|是不是|怀疑"
 )
 NEGATION = rx(
