@@ -198,6 +198,11 @@ def test_no_date_twice_in_a_line():
     assert fact_line(sprain) == "- ankle sprain (on 2026-11-25)"
     knee = fact(Section.INJURIES, "sprain", attributes={"body_site": "knee", "year": 2025}, valid_from="2025")
     assert fact_line(knee) == "- sprain (site: knee; in 2025)"
+    # found on the running stack: "father: инфаркт миокарда (from age 60)"; a heart attack came at 60
+    heart = fact(
+        Section.FAMILY_HISTORY, "myocardial infarction", attributes={"relative": "father", "age_at_onset": 60}
+    )
+    assert fact_line(heart) == "- father: myocardial infarction (at age 60)"
 
 
 def test_a_documented_fact_names_its_source_once():

@@ -185,7 +185,7 @@ def attribute_words(
         elif key == "dose_number":
             words.append(f"dose {value}")
         elif key == "age_at_onset":
-            words.append(f"from age {value}")
+            words.append(f"at age {value}")
         elif key == "relative":
             words.append(str(value))
         else:
