@@ -172,18 +172,22 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
 
 
 # "allergic to bees, carry an epipen", "на орехи, ношу с собой эпипен": the drug against the
-# reaction, never an allergen
-_REMEDY_BEFORE = rx(
-    r"(?:\bcarry|\bcarries|\bkeep|\bhave\s+to\s+(?:use|take)|\bnearby|ношу|держу|с\s+собой|пользуюсь|随身带|随身携带|备着)"
-    r"\s*(?:an?\s+|the\s+|my\s+|с\s+собой\s+|при\s+себе\s+)?$"
+# reaction, never an allergen. ``REMEDY_TAKEN`` adds the verbs of taking, for an answer about the
+# allergy ("peanuts, take Zyrtec for it"); beside a statement they may name an allergen ("can't
+# take aspirin either").
+_CARRY = (
+    r"\bcarry|\bcarries|\bkeep|\bhave\s+to\s+(?:use|take)|ношу|держу|с\s+собой|пользуюсь|随身带|随身携带|备着"
 )
+_REMEDY_TAIL = r"\s*(?:an?\s+|the\s+|my\s+|с\s+собой\s+|при\s+себе\s+)?$"
+REMEDY_CARRIED = rx(rf"(?:{_CARRY}){_REMEDY_TAIL}")
+REMEDY_TAKEN = rx(rf"(?:{_CARRY}|\buse|\btake|\bon|принимаю|пью|спасаюсь|吃|用){_REMEDY_TAIL}")
 
 
 def _remedy_carried(s: Sentence, draft: Draft) -> bool:
     if draft.section is not Section.ALLERGIES or not draft.name or draft.status is FactStatus.ABSENT:
         return False
     at = s.low.find(draft.name.casefold())
-    return at > 0 and bool(_REMEDY_BEFORE.search(s.low, max(0, at - 30), at))
+    return at > 0 and bool(REMEDY_CARRIED.search(s.low, max(0, at - 30), at))
 
 
 def resolve_references(found: list[Draft], earlier: list[Draft]) -> list[Draft]:

@@ -25,6 +25,7 @@ from ...domain.sections import SECTIONS_WITH_STATUS, FactStatus, Section
 from ...domain.text import CJK, fold_in_place
 from ..dialogue import AnswerShape, answer_shape, carried_topic, last_question, rest_after_marker
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
+from .allergies import REMEDY_TAKEN
 from .allergies import _reaction as allergy_reaction
 from .chinese import ZH_HE_SHE, zh_dose, zh_number, zh_relative
 from .chinese import _reaction as zh_reaction
@@ -674,14 +675,8 @@ _HOW_IS_YOUR = (
     ),
     rx(r"^\s*(?:(?:你|您)的)?(?P<x>[^？?，,。]+?)是?(?:什么时候|哪年|几年前)(?:查出来|确诊|发现|诊断)"),
 )
-_PRESUPPOSED_STATEMENT = {
-    0: "I have {x}.",
-    1: "У меня {x}.",
-    2: "我有{x}。",
-    3: "I have {x}.",
-    4: "У меня {x}.",
-    5: "我有{x}。",
-}
+# the patterns above come in English, Russian, Chinese order
+_PRESUPPOSED_STATEMENT = ("I have {x}.", "У меня {x}.", "我有{x}。")
 # "What asthma? I don't have it": the answer denies what the question took for granted.
 _NOT_MINE = rx(
     r"\b(?:don'?t|do\s+not|never)\s+(?:have|had|got)\b|\bwhat\s+\w+\s*\?|\bnot\s+mine\b|\bwrong\s+person\b"
@@ -704,7 +699,7 @@ def presupposed(question_text: str, answer: str | None = None) -> str | None:
         m = pattern.search(fold_in_place(asked))
         if m:
             group = "x" if m.group("x") is not None else "x2"
-            return _PRESUPPOSED_STATEMENT[i].format(x=asked[m.start(group) : m.end(group)].strip())
+            return _PRESUPPOSED_STATEMENT[i % 3].format(x=asked[m.start(group) : m.end(group)].strip())
     return None
 
 
@@ -1241,13 +1236,6 @@ _REACTION_WORDS = rx(
 )
 
 
-# A drug the user carries or takes for the allergy, named right before it: its remedy.
-_CARRIED = rx(
-    r"(?:\bcarry|\bcarries|\bkeep|\bhave\s+to\s+(?:use|take)|\buse|\btake|\bon|ношу|держу|принимаю|пью|"
-    r"пользуюсь|спасаюсь|随身带|随身携带|备着|吃|用)\s*(?:an?\s+|the\s+|my\s+|с\s+собой\s+)?$"
-)
-
-
 def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[Draft]:
     """The things a list answer names, in the subject's section: "Zoloft, and Ambien at night"."""
     section = subject.section
@@ -1298,7 +1286,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             section is Section.ALLERGIES
             and term is not None
             and term.entry.kind == "drug"
-            and _CARRIED.search(low[max(offset, a - 24) : a])
+            and REMEDY_TAKEN.search(low[max(offset, a - 24) : a])
         ):
             continue  # "peanuts, I carry an EpiPen", "take Zyrtec for it": the remedy, not an allergen
         conditions_named = section in (Section.CHRONIC_CONDITIONS, Section.FAMILY_HISTORY)

@@ -21,7 +21,8 @@ from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
 from ..normalize import Term, find_terms, kinds_for, normalize_name, pain_site
-from .text import Context, Draft, Sentence
+from .dates import iso_day
+from .text import Context, Draft, Sentence, drugs_denied_for_a_condition
 
 SECTIONS = frozenset(
     {
@@ -213,27 +214,6 @@ def relative_named(s: Sentence) -> Relative | None:
     return _RELATIVE_BY_WORD.get(last) if last else None
 
 
-# "…but I'm not on any meds for it", "но таблеток от него не пью", "有点高血压，但没吃药": no drug
-# for that condition, which says nothing of the user's other drugs (no whole-section absence).
-_FOR_IT_AFTER = re.compile(
-    r"^\s*(?:for\s+(?:it|that|this|them|those|my\s+\w+|the\s+\w+)|от\s+(?:него|нее|неё|этого|них|\w+)"
-    r"|для\s+(?:этого|него)|по\s+этому\s+поводу)"
-)
-
-
-_BUT_BEFORE = re.compile(r"(?:\bbut|\bно|\bоднако|但是?|可是|不过)[\s,，]*(?:\w+\s+){0,3}$")
-
-
-def drugs_denied_for_a_condition(low: str, start: int, end: int) -> bool:
-    """The drugs denied at ``low[start:end]`` are those for a condition named right before them
-    ("high blood pressure but no meds") or after ("…for it")."""
-    if _FOR_IT_AFTER.match(low[end:]):
-        return True
-    before = low[max(0, start - 40) : start]
-    conditions = find_terms(kinds_for(Section.CHRONIC_CONDITIONS), before) if before.strip() else ()
-    return bool(conditions) and bool(_BUT_BEFORE.search(before[conditions[-1].end :]))
-
-
 def about_the_user(s: Sentence, pos: int) -> bool:
     """Whether the words at ``pos`` of a Chinese sentence state a fact about the user (not a
     relative, not someone else, not a question or a condition): for rules that name no entity."""
@@ -319,17 +299,10 @@ def _negated_after(s: Sentence, end: int, terms: list[Term]) -> int | None:
 _UNSURE = re.compile(r"不知道|不清楚|不确定|不记得|记不清|说不清|不太清楚|不太确定|不了解")
 
 
-def _iso_day(year: int, month: int, day: int) -> str | None:
-    try:
-        return date(year, month, day).isoformat()
-    except ValueError:
-        return None
-
-
 def _year_of(text: str, today: date | None) -> str | None:
     """A date said in Chinese, as an ISO prefix: "2019年3月", "去年", "三年前", "上个月"."""
     m = re.search(r"((?:19|20)\d{2})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", text)
-    day = _iso_day(*(int(g) for g in m.groups())) if m else None
+    day = iso_day(*(int(g) for g in m.groups())) if m else None
     if day is not None and (today is None or day <= today.isoformat()):
         return day  # "2026年11月25日"
     m = re.search(r"((?:19|20)\d{2})\s*年(?:\s*(\d{1,2})\s*月)?", text)

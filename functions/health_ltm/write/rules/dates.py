@@ -194,6 +194,14 @@ def find_date(low: str, today: date | None) -> str | None:
     return None
 
 
+def iso_day(year: int, month: int, day: int) -> str | None:
+    """'YYYY-MM-DD', or None when no such day exists ("31.02")."""
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
 def _whole_date(groups: dict[str, str | None], today: date) -> str | None:
     """The day a date phrase names; a day without a year is the last one that has come."""
     month_word, said_year = groups.get("m"), groups.get("y")
@@ -202,13 +210,10 @@ def _whole_date(groups: dict[str, str | None], today: date) -> str | None:
     if month > 12 >= day and not month_word:
         day, month = month, day  # "11/25/2026": month first
     year = int(said_year) if said_year else today.year
-    try:
-        when = date(year, month, day)
-        if when > today and not said_year:
-            when = date(year - 1, month, day)
-    except ValueError:
-        return None
-    return when.isoformat() if when <= today else None
+    when = iso_day(year, month, day)
+    if when is not None and when > today.isoformat() and not said_year:
+        when = iso_day(year - 1, month, day)
+    return when if when is not None and when <= today.isoformat() else None
 
 
 _SINCE = rx(

@@ -16,11 +16,20 @@ from ..normalize import Normalized, Term, find_terms, normalize_name, word_set
 from ..validate import NO_THING
 from . import followups
 from .chinese import about_the_user as zh_about_the_user
-from .chinese import drugs_denied_for_a_condition
 from .dates import find_date, find_since
 from .medication_details import BARE_VALUE, details, dose_from_to, dose_near
 from .objects import _FUNCTION_WORDS
-from .text import NOW_LEAD, THIRD_PARTY, Context, Draft, Sentence, hypothetical, rx, third_party_before
+from .text import (
+    NOW_LEAD,
+    THIRD_PARTY,
+    Context,
+    Draft,
+    Sentence,
+    drugs_denied_for_a_condition,
+    hypothetical,
+    rx,
+    third_party_before,
+)
 
 SECTIONS = frozenset({Section.MEDICATIONS})
 _DRUG = ("drug",)

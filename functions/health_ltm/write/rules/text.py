@@ -15,6 +15,7 @@ from ...domain.attributes import Relative
 from ...domain.models import AssertionKind, EvidenceKind, Experiencer, Temporality
 from ...domain.sections import FactStatus, Section
 from ...domain.text import fold_in_place
+from ..normalize import find_terms, kinds_for
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])\s*|\n+")  # CJK needs no space
 # Hard clause boundaries: punctuation and contrast conjunctions ("аллергий нет, а на пенициллин...").
@@ -405,3 +406,24 @@ _LACKING = rx(
 def personal(s: Sentence, pos: int) -> bool:
     start, end = s.clause(pos)
     return bool(FIRST_PERSON.search(s.low[start:end]))
+
+
+# "…but I'm not on any meds for it", "но таблеток от него не пью", "有点高血压，但没吃药": no drug
+# for that condition, which says nothing of the user's other drugs (no whole-section absence).
+_FOR_IT_AFTER = re.compile(
+    r"^\s*(?:for\s+(?:it|that|this|them|those|my\s+\w+|the\s+\w+)|от\s+(?:него|нее|неё|этого|них|\w+)"
+    r"|для\s+(?:этого|него)|по\s+этому\s+поводу)"
+)
+
+
+_BUT_BEFORE = re.compile(r"(?:\bbut|\bно|\bоднако|但是?|可是|不过)[\s,，]*(?:\w+\s+){0,3}$")
+
+
+def drugs_denied_for_a_condition(low: str, start: int, end: int) -> bool:
+    """The drugs denied at ``low[start:end]`` are those for a condition named right before them
+    ("high blood pressure but no meds") or after ("…for it")."""
+    if _FOR_IT_AFTER.match(low[end:]):
+        return True
+    before = low[max(0, start - 40) : start]
+    conditions = find_terms(kinds_for(Section.CHRONIC_CONDITIONS), before) if before.strip() else ()
+    return bool(conditions) and bool(_BUT_BEFORE.search(before[conditions[-1].end :]))
