@@ -1285,3 +1285,17 @@ def test_maybe_once_a_month_guesses_how_often_not_the_diagnosis(talk):
     assert "migraine" in talk.keys(Section.CHRONIC_CONDITIONS)
     talk.say((U, "I might have asthma"))
     assert "asthma" not in talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+def test_a_dose_correction_after_a_stop_keeps_the_drug_stopped(talk):
+    """Found on the running stack: "I stopped taking it, it upset my stomach" / "correction: it was
+    850 mg, not 500" made the stopped metformin current again (the correction claimed "active")."""
+    talk.say((A, "Any medications?"), (U, "just metformin 500 twice a day"))
+    talk.say(
+        (U, "I stopped taking it last week, it upset my stomach"),
+        (U, "oh and correction: it was 850 mg, not 500"),
+    )
+    metformin = talk.fact(Section.MEDICATIONS, "metformin")
+    assert metformin.status is FactStatus.STOPPED
+    assert metformin.attributes["dose_value"] == 850.0
+    assert "upset my stomach" in metformin.attributes["stop_reason"]

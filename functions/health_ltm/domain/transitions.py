@@ -152,9 +152,12 @@ def _decide_fact(
     pending: Iterable[Clarification],
     ctx: DecisionContext,
 ) -> Decision:
-    status = candidate.status or _default_status(candidate.section)
     if existing is None:
-        return _first_mention(candidate, status, section_state, ctx)
+        return _first_mention(
+            candidate, candidate.status or _default_status(candidate.section), section_state, ctx
+        )
+    # a change that says no status ("correction: it was 850 mg, not 500") keeps the fact's own
+    status = candidate.status or existing.status
 
     if existing.source_fragment_ids and ctx.fragment_id in existing.source_fragment_ids:
         same = existing.status == status and _attributes_after(existing, candidate) == existing.attributes

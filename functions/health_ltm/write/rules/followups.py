@@ -119,7 +119,6 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             Draft(
                 Section.MEDICATIONS,
                 s.evidence(*correction.span()),
-                status=FactStatus.ACTIVE,
                 attributes={"dose_value": float(new.replace(",", ".")), "dose_unit": unit},
                 refers_to_focus=True,
             )
@@ -364,13 +363,13 @@ _CAUSED_BY_DRUG = rx(
     r"\b(?:made|makes|making|gave|gives|giving|caused|causing|left)\s+me\b|\bbecause\b|\bdue\s+to\b"
     r"|\bside[\s-]?effects?\b|\bот\s+(?:него|неё|нее|них|этого|этих|таблет\w*|препарат\w*)\b"
     r"|\bиз-за\b|\bпотому\s+что\b|\bпобочк\w*|\bвызыва\w*|副作用|因为|吃了(?:就|会|以后|之后|后)|导致|引起"
-    r"|\bcould(?:n'?t|\s+not)\s+(?:deal|cope|stand|tolerate|handle)\b|\bне\s+(?:мог\w*|смог\w*)\s+(?:терпеть|переносить)"
+    r"|\bupset(?:s|ting)?\s+my\b|\bcould(?:n'?t|\s+not)\s+(?:deal|cope|stand|tolerate|handle)\b|\bне\s+(?:мог\w*|смог\w*)\s+(?:терпеть|переносить)"
     r"|\bплохо\s+переносил\w*|受不了|不耐受|(?:肝|肾)功能"
 )
 # A cause that is a reason in itself, no symptom needed: "because of the side effects",
 # "couldn't deal with it", "肝功能有点异常" (a finding)
 _REASON_ITSELF = rx(
-    r"side[\s-]?effects?|побочк|副作用|could(?:n'?t|\s+not)|не\s+(?:мог|смог)|плохо\s+переносил|受不了|不耐受"
+    r"side[\s-]?effects?|upset|побочк|副作用|could(?:n'?t|\s+not)|не\s+(?:мог|смог)|плохо\s+переносил|受不了|不耐受"
     r"|(?:肝|肾)功能|\bdue\s+to\b|\bbecause\b|\bиз-за\b|\bпотому\s+что\b|因为"
 )
 # The same cause said in the sentence after the stop: "I stopped it. It made me dizzy."
