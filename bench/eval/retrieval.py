@@ -167,9 +167,14 @@ def state_checks(memory: StoryMemory, story: dict[str, Any]) -> list[tuple[str, 
 def question_checks(
     memory: StoryMemory, question: dict[str, Any], final: list[dict[str, Any]] = ()
 ) -> dict[str, Any]:
+    from health_ltm.domain.sections import ENDING_STATUSES
+
     classification, context = memory.context(question["query"], question.get("recent"))
     by_id = {f.id: f for f in memory.memory().facts}
     shown: set[tuple[str, str]] = set()
+    # shown as what is true now: a drug shown as "stopped; why stopped: …" (decision log 45: a stop
+    # with its reason is shown to a question about the present) is hidden as a current drug
+    shown_current: set[tuple[str, str]] = set()
     shown_sections: set[str] = set()
     for block in context.self_reported + context.documented:
         for view in block["facts"]:
@@ -177,6 +182,8 @@ def question_checks(
             if fact is not None:
                 shown.add((fact.section.value, fact.key))
                 shown_sections.add(fact.section.value)
+                if fact.status not in ENDING_STATUSES:
+                    shown_current.add((fact.section.value, fact.key))
 
     def key(ref: dict[str, Any]) -> tuple[str, str]:
         return ref["section"], expected_key({**ref, "kind": "fact"})
@@ -203,7 +210,7 @@ def question_checks(
         "missing": [f"{s}/{k}" for s, k in required if (s, k) not in shown],
         "excluded": excluded_all,
         "excluded_stored": len(excluded),
-        "excluded_hidden": sum(k not in shown for k in excluded),
+        "excluded_hidden": sum(k not in shown_current for k in excluded),
         "irrelevant_shown": sorted(shown_sections & forbidden),
         "irrelevant_selected": sorted({s.value for s in classification.sections} & forbidden),
         "history_intent_right": classification.history_intent == bool(question.get("history")),
