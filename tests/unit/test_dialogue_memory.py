@@ -1299,3 +1299,9 @@ def test_a_dose_correction_after_a_stop_keeps_the_drug_stopped(talk):
     assert metformin.status is FactStatus.STOPPED
     assert metformin.attributes["dose_value"] == 850.0
     assert "upset my stomach" in metformin.attributes["stop_reason"]
+
+
+def test_nothing_works_for_my_symptom_is_the_users_symptom(talk):
+    """ "for my headache" names what a drug is for, except where nothing works for it."""
+    talk.say((U, "nothing works for my headache"))
+    assert talk.fact(Section.SYMPTOMS, "headache").status is FactStatus.PRESENT

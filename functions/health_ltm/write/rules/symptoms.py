@@ -10,6 +10,7 @@ from ..normalize import find_terms, normalize_name, pain_site
 from .dates import find_onset_days
 from .text import (
     FIRST_PERSON,
+    PSEUDO_NEGATION,
     THIRD_PARTY,
     Context,
     Draft,
@@ -164,9 +165,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     # A condition wins over a symptom phrase inside it ("anxiety" in "anxiety disorder").
     conditions = find_terms(("condition",), s.text)
     mentions = [
-        (t.start, t.end)
-        for t in find_terms(("symptom",), s.text)
-        if not any(t.inside(c) for c in conditions)
+        (t.start, t.end) for t in find_terms(("symptom",), s.text) if not any(t.inside(c) for c in conditions)
     ]
     site_pains = _site_pains(s, mentions)
     mentions += list(site_pains)
@@ -184,7 +183,10 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     ):
         recovery = None
     for a, b in sorted(mentions):
-        if third_party_before(s, a) or hypothetical(s, a) or _INDICATION_BEFORE.search(s.low[:a]):
+        # "таблетки от головной боли" names what a drug is for; "ничего не помогает от бессонницы",
+        # "nothing works for my headache" is the user's own complaint
+        for_it = _INDICATION_BEFORE.search(s.low[:a]) and not PSEUDO_NEGATION.search(s.low)
+        if third_party_before(s, a) or hypothetical(s, a) or for_it:
             continue
         start, end = s.clause(a)
         clause = s.low[start:end]
