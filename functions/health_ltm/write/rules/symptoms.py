@@ -183,7 +183,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     ):
         recovery = None
     for a, b in sorted(mentions):
-        # "таблетки от головной боли" names what a drug is for; "ничего не помогает от бессонницы",
+        # "таблетки от головной боли" names what a drug is for;
         # "nothing works for my headache" is the user's own complaint
         for_it = _INDICATION_BEFORE.search(s.low[:a]) and not PSEUDO_NEGATION.search(s.low)
         if third_party_before(s, a) or hypothetical(s, a) or for_it:
