@@ -1305,3 +1305,11 @@ def test_nothing_works_for_my_symptom_is_the_users_symptom(talk):
     """ "for my headache" names what a drug is for, except where nothing works for it."""
     talk.say((U, "nothing works for my headache"))
     assert talk.fact(Section.SYMPTOMS, "headache").status is FactStatus.PRESENT
+
+
+def test_a_chinese_stop_said_with_when_after_the_drug_is_a_stop(talk):
+    """Found on the running stack: "我在吃布洛芬，上周停了" was kept as ibuprofen taken now."""
+    talk.say((U, "我在吃布洛芬，上周停了，胃不舒服"))
+    assert talk.fact(Section.MEDICATIONS, "ibuprofen").status is FactStatus.STOPPED
+    talk.say((U, "我在吃二甲双胍，昨天停了一天又开始吃了"))
+    assert talk.fact(Section.MEDICATIONS, "metformin").status is FactStatus.ACTIVE

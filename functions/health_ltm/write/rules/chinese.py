@@ -892,7 +892,9 @@ def _cue_for(s: Sentence, cues: list[_Cue], drugs: list, a: int, b: int) -> _Cue
 # "医生说可能是阿司匹林引起的，后来停了，换成波立维": a bare stop opening the next clause ends
 # the drug the clause before named (with no cue of its own).
 _THEN = re.compile(
-    r"(?:后来|然后|所以|于是|因此|就|我|已经|马上|立刻|自己|也|便|把它|把药|给|现在|目前|这几天|最近)*"
+    r"(?:后来|然后|所以|于是|因此|就|我|已经|马上|立刻|自己|也|便|把它|把药|给|现在|目前|这几天|最近"
+    # "我在吃布洛芬，上周停了": when it stopped
+    r"|上周|上星期|上礼拜|上个月|昨天|前天|前几天|前阵子|今天|那天|\d+天前|几天前|一周前|两周前)*"
 )
 
 
