@@ -478,6 +478,11 @@ def test_every_drug_question_carries_demographics_where_pregnancy_lives(classifi
         ("Были ли у меня переломы?", {IN}),
         ("Who in my family had heart disease?", {FH}),
         ("我以前做过什么手术来着？", {SU}),
+        # what the record holds, asked as such
+        ("какие прививки у меня записаны?", {VA}),
+        ("Прививку от гриппа в этом сезоне я уже делала или нет?", {VA}),
+        ("which vaccines do I already have?", {VA}),
+        ("我已经打过哪些疫苗？", {VA}),
     ],
 )
 def test_a_look_up_takes_only_the_section_it_looks_up(classifier, query, only):
