@@ -479,8 +479,8 @@ def test_every_drug_question_carries_demographics_where_pregnancy_lives(classifi
         ("Who in my family had heart disease?", {FH}),
         ("我以前做过什么手术来着？", {SU}),
         # what the record holds, asked as such
-        ("какие прививки у меня записаны?", {VA}),
-        ("Прививку от гриппа в этом сезоне я уже делала или нет?", {VA}),
+        ("а какие прививки у меня записаны в карте?", {VA}),
+        ("От кори я уже делал или нет, не помню", {VA}),
         ("which vaccines do I already have?", {VA}),
         ("我已经打过哪些疫苗？", {VA}),
     ],

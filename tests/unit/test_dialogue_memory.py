@@ -1313,3 +1313,99 @@ def test_a_chinese_stop_said_with_when_after_the_drug_is_a_stop(talk):
     assert talk.fact(Section.MEDICATIONS, "ibuprofen").status is FactStatus.STOPPED
     talk.say((U, "我在吃二甲双胍，昨天停了一天又开始吃了"))
     assert talk.fact(Section.MEDICATIONS, "metformin").status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("said", "key"),
+    [
+        ("can i take ibuprofen with my lisinopril?", "lisinopril"),
+        ("можно ли нурофен с моим лозартаном?", "losartan"),
+        ("should I stop my metformin before the scan?", "metformin"),
+        ("我在吃的二甲双胍能和布洛芬一起吃吗", "metformin"),
+    ],
+)
+def test_a_drug_the_user_calls_theirs_inside_a_question_is_taken(talk, said, key):
+    """ "with my lisinopril" says the user takes it; the drug the question asks about is still
+    only asked about."""
+    talk.say((U, said))
+    assert talk.fact(Section.MEDICATIONS, key).status is FactStatus.ACTIVE
+    assert talk.keys(Section.MEDICATIONS) == {key}
+
+
+def test_a_drug_the_question_asks_to_take_is_not_taken_even_when_it_is_the_users(talk):
+    talk.say((U, "can i take my ibuprofen?"))
+    assert not talk.keys(Section.MEDICATIONS)
+    talk.say((U, "can my mom take aspirin with her warfarin?"))
+    assert not talk.keys(Section.MEDICATIONS)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "status"),
+    [
+        ("How is your cough?", "gone finally", FactStatus.RESOLVED),
+        ("How's the cough?", "it's gone now", FactStatus.RESOLVED),
+        ("咳嗽怎么样了？", "好了", FactStatus.RESOLVED),
+        # a "no" to a "how" question denies nothing
+        ("How's the cough?", "no better", FactStatus.PRESENT),
+        ("Как ваш кашель?", "нет, не прошел", FactStatus.PRESENT),
+        ("咳嗽怎么样了？", "还是咳", FactStatus.PRESENT),
+    ],
+)
+def test_how_is_the_symptom_answered_gone_resolves_it_and_nothing_else_ends_it(
+    talk, question, answer, status
+):
+    talk.say((U, "кашляю уже неделю" if question.startswith("Как") else "I've had a cough for a week"))
+    talk.clock.advance(days=7)
+    talk.say((A, question), (U, answer), session="s2")
+    assert talk.fact(Section.SYMPTOMS, "cough").status is status
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "key", "status"),
+    [
+        (
+            "broke my wrist in january",
+            [(U, "the cast came off last week")],
+            "wrist_fracture",
+            FactStatus.RESOLVED,
+        ),
+        (
+            "broke my wrist in january",
+            [(U, "wrist is fine now, back at the gym")],
+            "wrist_fracture",
+            FactStatus.RESOLVED,
+        ),
+        ("сломал руку в январе", [(U, "гипс сняли, рука уже не болит")], "arm_fracture", FactStatus.RESOLVED),
+        ("去年十二月脚踝骨折了", [(U, "石膏拆了，脚踝好了")], "ankle_fracture", FactStatus.RESOLVED),
+        (
+            "sprained my ankle last week",
+            [(A, "How is your ankle?"), (U, "fine now")],
+            "ankle_sprain",
+            FactStatus.RESOLVED,
+        ),
+        # another site, or not fine: the injury stays
+        ("broke my wrist in january", [(U, "my knee is fine now")], "wrist_fracture", FactStatus.PRESENT),
+        (
+            "sprained my ankle last week",
+            [(A, "How is your ankle?"), (U, "still swollen")],
+            "ankle_sprain",
+            FactStatus.PRESENT,
+        ),
+        (
+            "sprained my ankle last week",
+            [(U, "is my ankle fine to run on?")],
+            "ankle_sprain",
+            FactStatus.PRESENT,
+        ),
+    ],
+)
+def test_an_injury_said_to_be_over_without_its_name_is_resolved(talk, first, later, key, status):
+    talk.say((U, first))
+    talk.clock.advance(days=7)
+    talk.say(*later, session="s2")
+    assert talk.fact(Section.INJURIES, key).status is status
+
+
+def test_a_site_fine_again_with_no_injury_on_record_stores_nothing(talk):
+    talk.say((U, "my knee is fine now, the cast came off"))
+    assert not talk.keys(Section.INJURIES)

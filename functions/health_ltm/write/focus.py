@@ -123,6 +123,12 @@ def resolve(
         elif len(referents) > 1 and _taken_now(assertion):
             # "пью его уже неделю", "been taking it": of several, the one prescribed and not yet taken
             referents = [r for r in referents if r.status is FactStatus.PRESCRIBED] or referents
+        site = assertion.attributes.get("body_site") if assertion.section is Section.INJURIES else None
+        if site:
+            # "the wrist is fine now": only an injury at that site; with none, nothing is said of any
+            referents = [r for r in referents if r.attributes.get("body_site") == site or site in r.key]
+            if not referents:
+                continue
         old = _old_value(assertion.evidence)
         if old is not None:
             # "850 not 500": only the drug whose dose was 500, stored or said a moment ago

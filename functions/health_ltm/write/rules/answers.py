@@ -39,6 +39,7 @@ from .conditions import (
     visit_before,
 )
 from .dates import find_date, parse_number
+from .events import SITE_FINE
 from .lifestyle import HABIT_REDUCED, coffee_value
 from .medication_details import DOSE, ROUTES, _dose_match, details
 from .medications import EXCEPT
@@ -321,6 +322,9 @@ class Question:
     partial: bool = False  # asks about something new/other: a no is not about the whole section
     restatement: bool = False
     topic_text: str = ""  # the sentence the subjects were read from, when not ``text`` ("And you?")
+    # "How is your cough?": asks how a symptom on record is doing; only "gone" answers it (a "no
+    # better" must not deny the cough)
+    asks_how: bool = False
 
     @property
     def topic(self) -> str:
@@ -433,6 +437,8 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             or kind == "vaccine"
             or (kind == "symptom" and bool(_ASKS_IF_GONE.search(low) or _ASKS_IF_BETTER.search(low)))
         )
+        how_asked = kind == "symptom" and not asks_anyway and bool(_ASKS_HOW.search(low))
+        asks_anyway = asks_anyway or how_asked
         terms = tuple(
             t for t in find_terms((kind,), asked) if asks_anyway or not _PRESUPPOSED.search(low[: t.start])
         )
@@ -441,6 +447,7 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             terms = tuple(t for t in terms if not any(v.start <= t.start < v.end for v in vaccines))
         if not terms:
             continue
+        question.asks_how = question.asks_how or how_asked
         topic_needed = kind in ("allergen", "vaccine", "surgery")
         if topic_needed and not any(s.section is section for s in question.subjects):
             continue  # "What is wrong with your back, honey?", "Any history of tuberculosis?"
@@ -544,7 +551,10 @@ def extract(
         return verdicts  # the user's visit is the topic: only its verdict is read
     question = read_question(question_text)
     if not question.subjects:
-        return verdicts
+        return _injury_fine(question, answer) + verdicts
+    if question.asks_how:
+        gone = [d for d in _gone(question, answer) if _draft_key(d) not in already]
+        return gone + [d for d in verdicts if _draft_key(d) not in {_draft_key(g) for g in gone}]
     shape = answer_shape(answer)
     colloquial = _colloquial_no(question, answer)
     if colloquial is not None:
@@ -1066,9 +1076,12 @@ _DONE = rx(
 # "Кашель сейчас есть?" / "почти прошел", "Still getting headaches?" / "mostly gone now": the one
 # symptom asked about has ended (or as good as: a clinician charts it resolved).
 _GONE = rx(
-    r"^\W*(?:(?:почти|уже|практически|совсем|вроде|почти\s+что|almost|mostly|pretty\s+much|basically|nearly"
-    r"|all|it'?s|it\s+has|it|they'?re|they\s+have|they)\s+)*(?:прош(?:ел|ла|ло|ли)|gone|went\s+away"
-    r"|cleared(?:\s+up)?|resolved|больше\s+нет|уже\s+нет)(?:\s+(?:now|уже|сейчас|thankfully|слава\s+богу))?\W*$"
+    r"^\W*(?:(?:почти|уже|практически|совсем|вроде|почти\s+что|наконец(?:-то)?|almost|mostly|pretty\s+much"
+    r"|basically|nearly|finally|all|it'?s|it\s+has|it|they'?re|they\s+have|they)\s+)*(?:прош(?:ел|ла|ло|ли)|gone"
+    r"|went\s+away|cleared(?:\s+up)?|resolved|больше\s+нет|уже\s+нет)(?:\s+(?:now|уже|сейчас|thankfully"
+    r"|finally|at\s+last|completely|for\s+good|наконец(?:-то)?|полностью|совсем|слава\s+богу))*\W*$"
+    # "咳嗽怎么样了？" / "好了", "已经不咳了"
+    r"|^\W*(?:已经|基本|都|全|完全)?(?:好了|没了|消失了|不(?:咳|疼|痛|痒|烧|晕|拉|吐)了)\W*$"
 )
 
 
@@ -1076,6 +1089,12 @@ _GONE = rx(
 _ASKS_IF_GONE = rx(
     r"\b(?:gone|went\s+away|cleared(?:\s+up)?|resolved|stopped|over)\b"
     r"|\bпрош(?:[её]л|ла|ло|ли)\b|\bотпустил\w*|好了|消失|没了"
+)
+# "How is your cough?", "How's the rash doing?", "Как ваш кашель?", "咳嗽怎么样了？"
+_ASKS_HOW = rx(
+    r"\bhow(?:'s|\s+is|\s+are|\s+has|\s+have|\s+was)\b|\bhow\s+about\b|\bany\s+(?:change|news)\s+(?:with|in|on)\b"
+    r"|\bкак\s+(?:ваш|ваша|ваше|ваши|твой|твоя|твоё|твое|твои|там|сейчас|себя\s+чувствует|поживает|дела\s+с)"
+    r"|\bчто\s+с\b|怎么样|如何了|咋样"
 )
 # "Is the tiredness better?", "Полегчало?", "头痛好些了吗？": better is not gone, much better is
 _ASKS_IF_BETTER = rx(r"\b(?:better|improv\w*|settled|eased)\b|\bлучше\b|\bполегчал\w*|好些|好点|好转|缓解")
@@ -1105,6 +1124,36 @@ def _gone(question: Question, answer: str, affirmed: bool = False) -> list[Draft
     for draft in drafts:
         draft.status = FactStatus.RESOLVED
     return drafts
+
+
+_FINE_LEAD = rx(
+    r"^(?:\s*(?:yeah|yes|yep|oh|well|honestly|да|ну|it'?s|it\s+is|its|it|он[ао]?|всё|все|уже)\b[\s,]*)+"
+)
+
+
+def words_of(text: str) -> list[str]:
+    return re.findall(r"\w+", text)
+
+
+def _injury_fine(question: Question, answer: str) -> list[Draft]:
+    """ "How's the ankle?" / "fine now", "Как рука?" / "уже не болит": the injury at that site is
+    over (write/focus.py finds it; with none on record nothing is stored)."""
+    low = fold_in_place(answer)
+    if not (
+        _ASKS_HOW.search(fold_in_place(question.text))
+        or re.search(r"^\s*как\b", fold_in_place(question.text))
+    ):
+        return []
+    sites = find_terms(("body_site",), question.text)
+    low = _FINE_LEAD.sub("", low)
+    fine = SITE_FINE.match(low)
+    if len(sites) != 1 or _PARTLY.search(low) or fine is None or _CONTRAST.search(low, fine.end()):
+        return []
+    if len(words_of(low[fine.end() :])) > 3:
+        return []  # "fine now but the other one started hurting": more than it being fine
+    draft = _draft(Section.INJURIES, answer, status=FactStatus.RESOLVED, refers_to_focus=True)
+    draft.attributes = {"body_site": sites[0].entry.key}
+    return [draft]
 
 
 def _vaccine_done(question: Question, answer: str, ctx: Context) -> list[Draft]:

@@ -701,6 +701,10 @@ def _inside_medicine(s: Sentence, a: int, b: int) -> bool:
     return any(f.start <= a and b <= f.end for f in _form_named(s, _terms(("drug",), s)))
 
 
+# "我在吃的二甲双胍能和布洛芬一起吃吗": a drug the user calls the one they take is taken, even in a question
+_OWNED_DRUG = re.compile(r"我(?:现在|一直|平时|每天|长期)?(?:在)?(?:吃|用)的$")
+
+
 def _medications(s: Sentence, ctx: Context) -> list[Draft]:
     table = [t for t in _terms(("drug",), s) if not _drug_is_allergen(s, t)]
     table = sorted([*table, *_regimens(s, table)], key=lambda t: t.start)
@@ -719,9 +723,11 @@ def _medications(s: Sentence, ctx: Context) -> list[Draft]:
         cue = cue or _cue_after(s, cues, drugs, a)
         first = min(a, cue.start) if cue else a
         said_at = stop_next.start if stop_next else a
-        if not _is_self(s, a) or _hypothetical(s, said_at) or _MED_BLOCK.search(s.low[s.clause(a)[0] : a]):
+        owned = bool(_OWNED_DRUG.search(s.low, max(0, a - 8), a))
+        asked = _hypothetical(s, said_at) and not owned
+        if not _is_self(s, a) or asked or _MED_BLOCK.search(s.low[s.clause(a)[0] : a]):
             continue
-        status = _med_status(s, cue, a, b)
+        status = _ACTIVE if owned else _med_status(s, cue, a, b)
         if _EXCEPT.search(s.low[max(0, a - 3) : a]) and _MED_NONE.search(s.low):
             status = _ACTIVE  # "除了维生素D，我什么药都不吃": the exception is taken
         if status is None:

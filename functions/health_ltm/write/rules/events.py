@@ -287,9 +287,51 @@ def _injuries(s: Sentence, ctx: Context, taken: list[tuple[int, int]] | None = N
         seen.add(normalized.key)
         # Chinese tells the healing in the clause after ("胳膊骨折过，早就长好了")
         healing = s.low[a:] if cjk else s.low[slice(*s.clause(a))]
-        status = FactStatus.RESOLVED if _HEALED.search(healing) else FactStatus.PRESENT
+        # "broke my wrist in january, cast came off last week": over, in a clause after
+        over = _HEALED.search(healing) or _CAST_OFF.search(s.low, b)
+        status = FactStatus.RESOLVED if over else FactStatus.PRESENT
         drafts.append(_event(Section.INJURIES, s, a, b, a, status, {"body_site": site} if site else {}, ctx))
+    if not mentions:
+        drafts += _healed_since(s)
     return drafts
+
+
+# An injury on record said to be over without its name: the cast or the stitches off ("cast came
+# off last week", "гипс сняли", "拆了石膏"), or the injured part fine again ("the wrist is fine
+# now", "рука уже не болит", "脚踝好了"). write/focus.py picks the injury (at that site, when one
+# is said); with none on record it stores nothing.
+_CAST = r"(?:cast|splint|brace|boot|stitches|sutures|гипс\w*|лонгет\w*|швы|шины?|石膏|夹板|支具|线)"
+_CAST_OFF = rx(
+    rf"\b{_CAST}\s+(?:is\s+|are\s+|was\s+|were\s+|came\s+|come\s+|got\s+|finally\s+|just\s+)*(?:off|out|removed)\b"
+    rf"|\b(?:got|had|took)\s+(?:the\s+|my\s+)?{_CAST}\s+(?:off|out|removed)\b"
+    rf"|\bсняли\s+{_CAST}|{_CAST}\s+(?:уже\s+|наконец\s+|вчера\s+|сегодня\s+)*сняли\b"
+    rf"|拆(?:了)?{_CAST}|{_CAST}(?:已经|终于)?拆(?:了|掉)"
+)
+# read with match() right after the site's name
+SITE_FINE = rx(
+    r"\W*(?:(?:is|'s|feels|feel|seems|are|now|much)\s+)*(?:(?:totally|completely|fully|all|pretty\s+much|back\s+to)\s+)?"
+    r"(?:fine|ok|okay|good|normal|healed|better\s+now)\b"
+    r"|\W*(?:(?:is|'s|are)\s+)?(?:not|no\s+longer)\s+(?:hurting|sore|painful)\b|\W*(?:doesn'?t|does\s+not)\s+hurt\s+any\s?more"
+    r"|\W*(?:(?:уже|совсем|больше|вообще)\s+)*(?:не\s+болит|зажил\w*|срослась|сросся|в\s+порядке|нормально)"
+    r"|\W*(?:已经|早就|完全|都)?(?:好了|不疼了|不痛了|长好了|恢复了)"
+)
+
+
+def _healed_since(s: Sentence) -> list[Draft]:
+    if third_party_before(s, 0) or hypothetical(s, 0):
+        return []
+    cast = _CAST_OFF.search(s.low)
+    sites = [t for t in find_terms(("body_site",), s.text) if SITE_FINE.match(s.low, t.end)]
+    if sites and not _not_the_users(s, sites[0].start, sites[0].end):
+        a, attributes = sites[0].start, {"body_site": sites[0].entry.key}
+    elif cast and not negated(s, cast.start(), cast.end()):
+        a, attributes = cast.start(), {}
+    else:
+        return []
+    end = s.clause(a)[1]
+    draft = Draft(Section.INJURIES, s.evidence(a, end), status=FactStatus.RESOLVED, refers_to_focus=True)
+    draft.attributes = attributes
+    return [draft]
 
 
 def _not_the_users(s: Sentence, a: int, b: int) -> bool:

@@ -246,6 +246,14 @@ EXCEPT = re.compile(
     r"|除了"
 )
 _ITEM_NOT = re.compile(r"(?:\band|\bbut|,|\bи|\bно|\bа)\s+(?:not|не)\s+$")
+# "can I take ibuprofen with my lisinopril?", "можно нурофен с моим лозартаном?": a drug the user
+# calls their own is one they take, even inside a question about another one
+_OWNED = rx(
+    r"(?:\bmy|\bмо(?:й|им|его|ему|ей|ю|ем|и|их|ими)|\bсво(?:й|им|его|ему|ей|ю|ем|и|их|ими))"
+    r"\s+(?:usual\s+|daily\s+|regular\s+|morning\s+|evening\s+|обычн\w+\s+|ежедневн\w+\s+|утренн\w+\s+)?$"
+)
+# "can I take my ibuprofen?": the drug the question asks to take is still only asked about
+_ASKED_TO_TAKE = rx(r"\b(?:take|use|have|принять|принимать|пить|выпить)\s+(?:my|мо\w+|сво\w+)\s+(?:\w+\s+)?$")
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
@@ -257,11 +265,16 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     seen: dict[tuple[str, FactStatus], Draft] = {}
     for index, (a, b) in enumerate(drugs):
         cue = _cue_for(s, cues, a)
-        if third_party_before(s, min(a, cue.start if cue else a)) or hypothetical(s, a):
+        owned = bool(_OWNED.search(s.low, max(0, a - 30), a)) and not _ASKED_TO_TAKE.search(
+            s.low, max(0, a - 40), a
+        )
+        if third_party_before(s, min(a, cue.start if cue else a)) or (hypothetical(s, a) and not owned):
             continue
         if index and _ITEM_NOT.search(s.low[drugs[index - 1][1] : a]):
             continue  # "metformin and not insulin", "метформин, но не инсулин": the item's own "not"
         status = _status(s, cue, a, b)
+        if owned and (status is None or hypothetical(s, a)):
+            status = _ACTIVE  # the question's verb ("should I stop…?") is asked, not done
         if status in (None, _PRESCRIBED) and _taken_after(s, cues, drugs, index, cue):
             status = _ACTIVE  # "выписал лозап 50 утром, пью", "they said ibuprofen 600, i take it"
         if status is None:
