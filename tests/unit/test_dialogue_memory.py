@@ -1409,3 +1409,16 @@ def test_an_injury_said_to_be_over_without_its_name_is_resolved(talk, first, lat
 def test_a_site_fine_again_with_no_injury_on_record_stores_nothing(talk):
     talk.say((U, "my knee is fine now, the cast came off"))
     assert not talk.keys(Section.INJURIES)
+
+
+def test_a_year_dates_only_the_item_it_is_said_with(talk):
+    """ "had my tonsils out as a kid and a c-section in 2019" had dated the tonsillectomy 2019."""
+    talk.say((A, "Any surgeries?"), (U, "had my tonsils out as a kid and a c-section in 2019"))
+    assert "year" not in talk.fact(Section.SURGERIES, "tonsillectomy").attributes
+    assert talk.fact(Section.SURGERIES, "cesarean_section").attributes["year"] == 2019
+
+
+def test_a_year_said_before_every_item_dates_them_all(talk):
+    talk.say((A, "Any surgeries?"), (U, "in 2019 i had my appendix out and a hernia repair"))
+    assert talk.fact(Section.SURGERIES, "appendectomy").attributes["year"] == 2019
+    assert talk.fact(Section.SURGERIES, "hernia_repair").attributes["year"] == 2019

@@ -165,8 +165,10 @@ def _event(
 ):
     name = s.text[a:b]
     normalized = normalize_name(section, name, hint)
-    start, end = s.clause(a)
+    (start, end), lead = _own_parts(s, a, b)
     attributes, when = _dated(s.low[start:end], ctx) if status is not FactStatus.ABSENT else ({}, None)
+    if not attributes and lead is not None and status is not FactStatus.ABSENT:
+        attributes, when = _dated(s.low[slice(*lead)], ctx)
     if not attributes and section is Section.INJURIES and status is not FactStatus.ABSENT:
         when = zh_year_of(s.low[start:end], ctx.today) if CJK.search(s.text) else None  # "去年摔断了腿"
         attributes = {"year": int(when[:4]), **({"date": when} if len(when) > 4 else {})} if when else {}
@@ -181,6 +183,35 @@ def _event(
         attributes={**attributes, **extra},
         valid_from=when,
     )
+
+
+_EVENT_KINDS = ("surgery", "injury", "injury_type", "vaccine")
+_JOINER = rx(r",|;|\band\b|\bplus\b|\bи\b|\bа\s+также\b|、|，|和|还有|以及")
+
+
+def _own_parts(s: Sentence, a: int, b: int) -> tuple[tuple[int, int], tuple[int, int] | None]:
+    """The part of the clause that dates the event at a..b, and the lead before the clause's first
+    item: "had my tonsils out as a kid and a c-section in 2019" dates only the c-section; "in 2019
+    I had X and Y" dates both (by the lead). Items part at the last joiner between them."""
+    start, end = s.clause(a)
+    others = [
+        (start + t.start, start + t.end)
+        for t in find_terms(_EVENT_KINDS, s.text[start:end])
+        if not (a <= start + t.start < b)
+    ]
+    if not others:
+        return (start, end), None
+    lo, hi = start, end
+    before = [e for _, e in others if e <= a]
+    after = [x for x, _ in others if x >= b]
+    if before:
+        joins = [m.end() for m in _JOINER.finditer(s.low, max(before), a)]
+        lo = joins[-1] if joins else max(before)
+    if after:
+        joins = [m.start() for m in _JOINER.finditer(s.low, b, min(after))]
+        hi = joins[-1] if joins else min(after)
+    first = min([a, *(x for x, _ in others)])
+    return (lo, hi), ((start, first) if first > start else None)
 
 
 def _surgeries(s: Sentence, ctx: Context) -> list[Draft]:
