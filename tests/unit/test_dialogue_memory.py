@@ -1422,3 +1422,52 @@ def test_a_year_said_before_every_item_dates_them_all(talk):
     talk.say((A, "Any surgeries?"), (U, "in 2019 i had my appendix out and a hernia repair"))
     assert talk.fact(Section.SURGERIES, "appendectomy").attributes["year"] == 2019
     assert talk.fact(Section.SURGERIES, "hernia_repair").attributes["year"] == 2019
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "allergen", "reaction"),
+    [
+        (
+            "Какие-то лекарства вызывали реакцию?",
+            "да, от бисептола сыпь была",
+            "sulfamethoxazole+trimethoprim",
+            "rash",
+        ),
+        (
+            "Any bad reactions to medicines?",
+            "yeah, bactrim gave me hives",
+            "sulfamethoxazole+trimethoprim",
+            "hives",
+        ),
+        ("有没有药物不良反应？", "头孢会起疹子", "cephalosporins", "rash"),
+    ],
+)
+def test_a_drug_named_to_a_question_about_reactions_is_an_allergen_not_a_drug_taken(
+    talk, question, answer, allergen, reaction
+):
+    """Found probing: "Какие-то лекарства вызывали реакцию?" / "да, от бисептола сыпь была" stored
+    Бисептол as a drug the user takes (the dangerous direction)."""
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.ALLERGIES, allergen).attributes["reaction"] == reaction
+    assert not talk.keys(Section.MEDICATIONS)
+
+
+@pytest.mark.parametrize("said", ["the headache is back again, third time this week", "headaches are back"])
+def test_a_symptom_said_to_be_back_is_the_users(talk, said):
+    talk.say((U, said))
+    assert talk.fact(Section.SYMPTOMS, "headache").status is FactStatus.PRESENT
+    talk.say((U, "my son's cough is back"))
+    assert "cough" not in talk.keys(Section.SYMPTOMS)
+
+
+def test_an_illness_said_with_byl_is_a_past_one_of_the_user(talk):
+    talk.say((U, "в прошлом году был ковид, сейчас всё нормально"))
+    assert talk.fact(Section.REPORTED_DIAGNOSES, "covid_19").status is FactStatus.RESOLVED
+    talk.say((U, "у мужа был бронхит"))
+    assert "bronchitis" not in talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+def test_how_about_a_symptom_asks_whether_there_is_one(talk):
+    """MTS-Dialog's review of systems: "How about fever?" / "No." denies the fever."""
+    talk.say((A, "How about anything like fever, nausea, vomiting?"), (U, "No."))
+    assert talk.fact(Section.SYMPTOMS, "fever").status is FactStatus.ABSENT

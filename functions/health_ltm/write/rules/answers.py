@@ -70,6 +70,9 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
             # "На лекарства реакций не было?", "реакции на препараты?"
             r"|реакци\w*\s+(?:\w+\s+)?на\s+(?:\w+\s+)?(?:лекарств|препарат|антибиотик)"
             r"|\bна\s+(?:\w+\s+)?(?:лекарств|препарат|антибиотик)\w*\s+(?:\w+\s+){0,2}?реакци"
+            # "Какие-то лекарства вызывали реакцию?", "Any bad reactions to antibiotics?", "有药物不良反应吗"
+            r"|\b(?:вызывал\w*|вызвал\w*|давал\w*|дал\w*)\s+(?:\w+\s+)?реакци|\breactions?\s+(?:to|from)\b"
+            r"|\breact(?:ed)?\s+badly\b|不良反应|药物反应"
         ),
     ),
     (
@@ -437,7 +440,7 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             or kind == "vaccine"
             or (kind == "symptom" and bool(_ASKS_IF_GONE.search(low) or _ASKS_IF_BETTER.search(low)))
         )
-        how_asked = kind == "symptom" and not asks_anyway and bool(_ASKS_HOW.search(low))
+        how_asked = kind == "symptom" and not asks_anyway and _asked_how(low, find_terms((kind,), asked))
         asks_anyway = asks_anyway or how_asked
         terms = tuple(
             t for t in find_terms((kind,), asked) if asks_anyway or not _PRESUPPOSED.search(low[: t.start])
@@ -1090,12 +1093,25 @@ _ASKS_IF_GONE = rx(
     r"\b(?:gone|went\s+away|cleared(?:\s+up)?|resolved|stopped|over)\b"
     r"|\bпрош(?:[её]л|ла|ло|ли)\b|\bотпустил\w*|好了|消失|没了"
 )
-# "How is your cough?", "How's the rash doing?", "Как ваш кашель?", "咳嗽怎么样了？"
+# "How is your cough?", "How's the rash doing?", "Как ваш кашель?", "咳嗽怎么样了？" (but "How about
+# fever?" asks whether there is one)
 _ASKS_HOW = rx(
-    r"\bhow(?:'s|\s+is|\s+are|\s+has|\s+have|\s+was)\b|\bhow\s+about\b|\bany\s+(?:change|news)\s+(?:with|in|on)\b"
+    r"\bhow(?:'s|\s+is|\s+are|\s+has|\s+have|\s+was)\b"
     r"|\bкак\s+(?:ваш|ваша|ваше|ваши|твой|твоя|твоё|твое|твои|там|сейчас|себя\s+чувствует|поживает|дела\s+с)"
     r"|\bчто\s+с\b|怎么样|如何了|咋样"
 )
+
+
+def _asked_how(low: str, terms: tuple[Term, ...] | list[Term]) -> bool:
+    """ "How is your cough?": the "how" leads the one symptom named, in the same question (not
+    "How is your urine? Any diarrhea?")."""
+    if len(terms) != 1:
+        return False
+    before = low[max(0, terms[0].start - 30) : terms[0].start]
+    hows = list(_ASKS_HOW.finditer(before))
+    return bool(hows) and not re.search(r"[?？.!]", before[hows[-1].end() :])
+
+
 # "Is the tiredness better?", "Полегчало?", "头痛好些了吗？": better is not gone, much better is
 _ASKS_IF_BETTER = rx(r"\b(?:better|improv\w*|settled|eased)\b|\bлучше\b|\bполегчал\w*|好些|好点|好转|缓解")
 _MUCH_BETTER = rx(

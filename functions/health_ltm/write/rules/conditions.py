@@ -45,6 +45,8 @@ _CUE = rx(
     r"|\bперенес\w*|\bдиагност\w*|\bдиагноз\w*|\bпоставили\b|\bобнаружили\b|\bнашли\b|\bвыявили\b|\bi\b"
     r"|\bi'm\b|\bim\b|\bi've\b|\bmy\b|\bme\b|\bdiagnosed\b|\bsuffer\w*|\bhad\b|\bhave\b|\bgot\b"
     r"|\bлечусь\b|\bнаблюдаюсь\b|\bна\s+учете\b|\bв\s+анамнезе\b|\bhistory\s+of\b"
+    # "в прошлом году был ковид": the speaker's, said without a person (a relative's is read apart)
+    r"|\bбыл[аио]?\b"
 )
 # "давление 140 на 90", "cholesterol is 6.2": a reading, not a diagnosis.
 # "давление 140", "sugar was 7.5", "pressure at 140/90": a reading; "a heart attack at 50" is an age
@@ -70,7 +72,7 @@ _RESOLVED = rx(
     r"|\bwent\s+away\b|\bresolved\b|\bno\s+longer\s+have\b|\bused\s+to\s+have\b|\bas\s+a\s+(?:child|kid)\b"
     r"|\bin\s+remission\b|\brecovered\b"
 )
-_PAST_ILLNESS = rx(r"\bболел[аи]?\b|\bhad\b|\bwas\s+(?:sick|ill)\s+with\b")
+_PAST_ILLNESS = rx(r"\bболел[аи]?\b|\bhad\b|\bwas\s+(?:sick|ill)\s+with\b|\bбыл[аио]?\b")
 # The denial after the name: "Ветрянкой ни разу не болела", "корью никогда не болел", "краснухи у
 # меня не было", "measles I never had" (but "болею не первый год" is no denial: "не" must lead the verb).
 _DENIAL_VERB = (

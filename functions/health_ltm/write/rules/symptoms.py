@@ -56,7 +56,12 @@ _UNSAID_I = rx(
 )
 # Impersonal aches and itches ("поясница ноет", "пучит", "руки обсыпало, чешется"): the speaker's,
 # where no one else was spoken of.
-_IMPERSONAL = rx(r"\b(?:ноет|ноют|ломит|пучит|чешется|чешутся|зудит|обсыпало|высыпало)\b")
+_IMPERSONAL = rx(
+    r"\b(?:ноет|ноют|ломит|пучит|чешется|чешутся|зудит|обсыпало|высыпало)\b"
+    # "the headache is back again", "headaches are back", "the rash flared up": the speaker's, come back
+    r"|\b(?:is|are|'s|came|come|comes|coming)\s+back\b|\bkeeps?\s+coming\s+back\b|\breturned\b"
+    r"|\bflar(?:ed|ing)\s+up\b|\bacting\s+up\b"
+)
 # "had a splitting headache on the plane", "got a rash from the sunscreen", "woke up with a sore
 # throat": a clause that opens with the verb of having, no subject said (the speaker's)
 _HAD_UNSAID = rx(
@@ -393,6 +398,10 @@ def _degrees(low: str, after: int, clause_end: int) -> float | None:
     return None
 
 
+# "the pain is back again": "back" says it returned, it is no site
+_COME_BACK = rx(r"\b(?:is|are|'s|was|were|came|come|comes|coming|it's)\s+back$")
+
+
 def _site_pains(s: Sentence, known: list[tuple[int, int]]) -> dict[tuple[int, int], str | None]:
     """A pain word and a body site in one clause, where the table had no ready phrase; a colloquial
     or misspelt pain word ("живот крутит", "knee's killing me") comes with the plain phrase for it."""
@@ -401,7 +410,11 @@ def _site_pains(s: Sentence, known: list[tuple[int, int]]) -> dict[tuple[int, in
         if any(a <= pain.start() < b for a, b in known):
             continue
         start, end = s.clause(pain.start())
-        sites = [t for t in find_terms(("body_site",), s.text[start:end])]
+        sites = [
+            t
+            for t in find_terms(("body_site",), s.text[start:end])
+            if not _COME_BACK.search(s.low, max(0, start + t.start - 12), start + t.end)
+        ]
         if not sites:
             continue
         site = min(sites, key=lambda t: abs(start + t.start - pain.start()))
