@@ -1471,3 +1471,11 @@ def test_how_about_a_symptom_asks_whether_there_is_one(talk):
     """MTS-Dialog's review of systems: "How about fever?" / "No." denies the fever."""
     talk.say((A, "How about anything like fever, nausea, vomiting?"), (U, "No."))
     assert talk.fact(Section.SYMPTOMS, "fever").status is FactStatus.ABSENT
+
+
+def test_a_new_dose_said_before_the_change_is_the_dose_now(talk):
+    """ "metformin 500 twice a day. oh wait, it's 1000 now, they upped it" kept 500."""
+    talk.say((A, "Any medications?"), (U, "metformin 500 twice a day. oh wait, it's 1000 now, they upped it"))
+    assert talk.fact(Section.MEDICATIONS, "metformin").attributes["dose_value"] == 1000.0
+    talk.say((U, "sertraline 50 mg. they upped it last month"))
+    assert talk.fact(Section.MEDICATIONS, "sertraline").attributes["dose_value"] == 50.0

@@ -103,6 +103,13 @@ OLD_VALUE = re.compile(
 )
 
 
+# "it's 1000 now", "теперь 75": a plain number, not a time, an age or a count of days
+_VALUE_BEFORE = rx(
+    r"(?<![\w.,])(?P<val>\d+(?:[.,]\d+)?)(?!\d|[.,:]\d|\s*(?:%|лет|год|years?|kg|кг|lbs?|pounds|раз|times|am|pm"
+    r"|час|hours?|o'clock|days?|дн|weeks?|недел|months?|месяц|岁|公斤|次|点|天))"
+)
+
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if third_party_before(s, 0) and not re.search(r"\b(?:me|мне|меня)\b", s.low):
         return []
@@ -141,6 +148,9 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             return [_changed(s, change.start(), len(s.text), {"dose_value": zh[0], "dose_unit": zh[1]})]
         itself = _DOSE_ITSELF.search(s.low)
         bare = BARE_VALUE.search(s.low, change.start()) if itself else None
+        if itself and bare is None:
+            # "it's 1000 now, they upped it", "теперь 75, подняли": the new value said before the change
+            bare = next(iter(reversed(list(_VALUE_BEFORE.finditer(s.low, 0, change.start())))), None)
         if bare and not _NOT_A_DOSE.search(s.low):
             value = float(bare.group("val").replace(",", "."))
             if 0 < value < 100_000:
