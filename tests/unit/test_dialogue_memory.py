@@ -1479,3 +1479,134 @@ def test_a_new_dose_said_before_the_change_is_the_dose_now(talk):
     assert talk.fact(Section.MEDICATIONS, "metformin").attributes["dose_value"] == 1000.0
     talk.say((U, "sertraline 50 mg. they upped it last month"))
     assert talk.fact(Section.MEDICATIONS, "sertraline").attributes["dose_value"] == 50.0
+
+
+@pytest.mark.parametrize(
+    ("turns", "allergen"),
+    [
+        ([(U, "I might be allergic to shellfish, never tested")], "shellfish"),
+        ([(A, "Any allergies?"), (U, "shellfish i think, never tested")], "shellfish"),
+        ([(A, "Any allergies?"), (U, "possibly shellfish, never been tested")], "shellfish"),
+        ([(A, "Аллергия есть?"), (U, "вроде на морепродукты, но не проверялась")], "shellfish"),
+        ([(A, "有过敏吗？"), (U, "不确定，可能是花粉")], "pollen"),
+    ],
+)
+def test_a_guessed_allergy_is_kept_as_a_guess_and_its_hedge_is_no_allergen(talk, turns, allergen):
+    """Found probing: "might be allergic to shellfish, never tested" stored the allergens
+    "never_tested" and "never"; "possibly shellfish, never been tested" lost the shellfish."""
+    talk.say(*turns)
+    facts = [f for f in talk.memory.facts if f.section is Section.ALLERGIES]
+    assert [(f.key, f.status, f.attributes.get("suspected")) for f in facts] == [
+        (allergen, FactStatus.PRESENT, True)
+    ]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(A, "Any allergies?"), (U, "not sure, never been tested")],
+        [(A, "有过敏吗？"), (U, "不知道，没测过")],
+    ],
+)
+def test_a_hedge_that_names_nothing_is_unsure(talk, turns):
+    talk.say(*turns)
+    assert talk.status(Section.ALLERGIES) is SectionStatus.UNSURE and not talk.keys(Section.ALLERGIES)
+
+
+def test_a_stated_allergy_is_no_guess_and_the_prompt_says_which_is_which(talk):
+    from health_ltm.read.classify import QueryClassifier
+    from health_ltm.read.service import ContextService
+
+    talk.say((A, "Any allergies?"), (U, "penicillin, gives me hives. might be allergic to shellfish too"))
+    assert "suspected" not in talk.fact(Section.ALLERGIES, "penicillin").attributes
+    service = ContextService(
+        repository=talk.repo, classifier=QueryClassifier(), clock=talk.clock, episode_timeout_s=0.5
+    )
+    prompt = service.build("u", "Can I eat shrimp?", 400).prompt
+    shellfish = next(line for line in prompt.splitlines() if "shellfish" in line.lower())
+    assert "suspected" in shellfish
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "reaction"),
+    [
+        ("Аллергия есть?", "на пенициллин, сыпь. а, и на кошек", "rash"),
+        ("Allergies?", "penicillin, gives me hives. oh and cats", "hives"),
+        ("过敏吗？", "青霉素，起疹子。哦还有猫", "rash"),
+    ],
+)
+def test_a_reaction_belongs_to_the_allergen_of_its_own_sentence(talk, question, answer, reaction):
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.ALLERGIES, "penicillin").attributes["reaction"] == reaction
+    assert "reaction" not in talk.fact(Section.ALLERGIES, "cat_dander").attributes
+    talk.say((A, question), (U, "penicillin and amoxicillin, both give me hives"))
+    assert talk.fact(Section.ALLERGIES, "amoxicillin").attributes["reaction"] == "hives"
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("broke my arm in 2010 and my ankle last year", {("arm_fracture", 2010), ("ankle_fracture", 2025)}),
+        ("сломала руку в 2010 и ногу в прошлом году", {("arm_fracture", 2010), ("leg_fracture", 2025)}),
+        ("我2018年摔断了胳膊和腿", {("arm_fracture", 2018), ("leg_fracture", 2018)}),
+        ("broke my wrist and my ankle skiing", {("wrist_fracture", None), ("ankle_fracture", None)}),
+    ],
+)
+def test_sites_listed_under_one_injury_verb_are_injuries_each_dated_by_its_own_part(talk, said, expected):
+    talk.say((U, said))
+    injuries = [f for f in talk.memory.facts if f.section is Section.INJURIES]
+    assert {(f.key, f.attributes.get("year")) for f in injuries} == expected
+
+
+@pytest.mark.parametrize(
+    "said", ["broke my wrist and my knee hurts", "sprained my ankle last week, my knee is fine"]
+)
+def test_a_site_with_its_own_predicate_is_no_second_injury(talk, said):
+    talk.say((U, said))
+    assert len(talk.keys(Section.INJURIES)) == 1
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        (
+            [
+                (A, "Does anyone in your family have diabetes?"),
+                (U, "no"),
+                (A, "What about heart disease?"),
+                (U, "yes, my dad"),
+            ],
+            {
+                ("family_history", "other:diabetes", "absent"),
+                ("family_history", "father:coronary_artery_disease", "present"),
+            },
+        ),
+        (
+            [(A, "У родственников диабет был?"), (U, "нет"), (A, "А инфаркты?"), (U, "да, у деда")],
+            {
+                ("family_history", "other:diabetes", "absent"),
+                ("family_history", "grandfather:myocardial_infarction", "present"),
+            },
+        ),
+        (
+            [(A, "Какие прививки делали?"), (U, "от гриппа в этом году"), (A, "А от ковида?"), (U, "нет")],
+            {("vaccinations", "influenza", "present"), ("vaccinations", "covid_19", "absent")},
+        ),
+        (
+            [(A, "打过哪些疫苗？"), (U, "流感疫苗"), (A, "新冠呢？"), (U, "打了三针")],
+            {("vaccinations", "influenza", "present"), ("vaccinations", "covid_19", "present")},
+        ),
+    ],
+)
+def test_one_more_thing_asked_keeps_the_frame_of_the_question_before(talk, turns, expected):
+    """Found probing: "What about heart disease?" / "yes, my dad" after a family question stored
+    the user's own heart disease (the dangerous direction); "А от ковида?" / "нет" after a vaccine
+    question denied a covid infection."""
+    talk.say(*turns)
+    assert {(f.section.value, f.key, f.status.value) for f in talk.memory.facts} == expected
+
+
+def test_a_question_of_its_own_after_a_frame_is_read_alone(talk):
+    talk.say((A, "Any allergies?"), (U, "no"), (A, "And do you smoke?"), (U, "no"))
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT

@@ -100,6 +100,10 @@ class AllergyAttributes(_Attributes):
     reaction: str | None = Field(default=None, max_length=120)
     severity: Severity | None = None
     allergen_type: str | None = Field(default=None, max_length=20, description="drug, food, environmental")
+    suspected: bool | None = Field(
+        default=None,
+        description="the user guesses ('might be allergic', 'never tested'): kept, said as a guess",
+    )
 
 
 class SurgeryAttributes(_Attributes):

@@ -173,6 +173,9 @@ def attribute_words(
             continue  # the name says it; the code adds nothing for the model
         elif key == "reaction":
             words.append(f"reaction: {value}")
+        elif key == "suspected":
+            if value:
+                words.append("suspected, not confirmed")
         elif key == "body_site":
             words.append(f"site: {value}")
         elif key == "onset_days_ago":

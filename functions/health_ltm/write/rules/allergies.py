@@ -10,6 +10,7 @@ from .text import (
     RELATIVE,
     THIRD_PARTY,
     UNCERTAIN,
+    UNCERTAIN_LEAD,
     Context,
     Draft,
     Sentence,
@@ -126,6 +127,33 @@ _CONTINUE = rx(
     r"\s*,?\s*(?P<conj>а|и|но|but|and)\s+(?P<mine>(?:у\s+меня|я|i'?m|i\s+am|mine|me)\s*[—–-]?\s*)?(?P<neg>не\s+|not\s+)?"
     r"(?:есть\s+)?(?:ещё|еще|также|тоже|also|even)?\s*(?:на|to)\s+"
 )
+# "..., never tested", "не проверялась", "没测过", "вроде на морепродукты": the allergy is a guess
+_GUESSED = rx(
+    r"\bnever\s+(?:been\s+|had\s+(?:it\s+|that\s+)?)?(?:tested|checked|confirmed|a\s+test|any\s+tests)"
+    r"|\bnot\s+(?:been\s+)?(?:tested|confirmed)|\bi\s+think\b|\bi\s+guess\b"
+    r"|\bне\s+(?:проверял\w*|подтвержд\w*|сдавал\w*)|\bвроде\b(?!\s+(?:бы\s+)?нет)|\bкажется\b"
+    r"|没(?:有)?(?:测|查|检查|确诊)过?|不确定|应该是"
+)
+
+
+_SENTENCE_END = rx(r"[.!?;。！？；]+(?:\s|$)|[。！？；]")
+
+
+def guessed(s: Sentence, pos: int) -> bool:
+    """The allergy said at ``pos`` is the user's guess ("might be allergic to shellfish, never
+    tested"): it is kept, since a suspected allergy is a reason for caution, and said as a guess."""
+    # only its own sentence: "penicillin, gives me hives. might be allergic to shellfish too"
+    # guesses the shellfish, not the penicillin (an answer comes here as one whole message)
+    start = max((m.end() for m in _SENTENCE_END.finditer(s.low, 0, pos)), default=0)
+    end = next((m.start() for m in _SENTENCE_END.finditer(s.low, pos)), len(s.low))
+    clause_start, clause_end = s.clause(pos)
+    clause = s.low[max(start, clause_start) : min(end, clause_end)]
+    lead = s.low[start : max(start, clause_start)]
+    return bool(
+        UNCERTAIN.search(clause) or UNCERTAIN_LEAD.fullmatch(lead) or _GUESSED.search(s.low, start, end)
+    )
+
+
 _RESOLVED = rx(
     r"\bперерос\w*|\bпрошл[аио]\b|\bпрошел\b|\b(?:уже|больше)\s+нет\s+аллерги"
     r"|\boutgr[eo]w\w*|\bgrew\s+out\b|\bno\s+longer\s+allergic\b|\bused\s+to\s+be\s+allergic\b"

@@ -580,6 +580,10 @@ def extract(
     drafts: list[Draft] = []
     if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
         drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
+    elif shape is AnswerShape.UNSURE and _names_something(rest) and _about_allergies(question):
+        # "Any allergies?" / "possibly shellfish, never been tested": a suspected allergy is kept
+        # (marked a guess where the assertion is made), not lost to a section "unsure"
+        drafts = _content(question, answer, offset, ctx)
     if drafts:
         pass  # "No, just vitamins", "Да, на пенициллин": what the answer names
     elif carried and shape is not AnswerShape.CONTENT:
@@ -736,6 +740,43 @@ _FOLLOW_UP = rx(
     r"|the\s+names?|them|those|it)\b|\b(?:какие|какой|какое|как\s+часто|сколько|что\s+ещё|что\s+еще|названи\w*)\b"
     r"|哪些|哪个|什么|多少|还有"
 )
+
+
+# "А от ковида?", "What about heart disease?", "And shellfish?", "心脏病呢？": one more thing asked
+# under the previous question's frame (a vaccine, the family, an allergy)
+_ONE_MORE = rx(
+    r"^\W*(?:(?:а|ну\s+а|и|а\s+ещё|а\s+еще)(?:\s+(?:что|как)\s+насч[её]т)?|(?:что|как)\s+насч[её]т|and|and\s+what\s+about"
+    r"|what\s+about|how\s+about|and\s+how\s+about|or|那)\b"
+    r"|呢\W*$"
+)
+
+
+def one_more_under(frame_text: str, question_text: str) -> str | None:
+    """The question to read an answer against when ``question_text`` asks one more thing under an
+    earlier question's frame: that question with its own named things cut out, then this one ("Does
+    anyone in your family have diabetes?" / "no" / "What about heart disease?" / "yes, my dad": the
+    father's heart disease, not the user's). None when it is a question of its own ("And do you
+    smoke?": its topic is not the frame's)."""
+    asked = last_question(question_text)
+    low = fold_in_place(asked)
+    if not _ONE_MORE.search(low) or len(asked.split()) > 6:
+        return None
+    own = _read_question(asked)
+    if not own.subjects or not all(subject.terms for subject in own.subjects):
+        return None
+    frame = _read_question(last_question(frame_text))
+    if not frame.subjects:
+        return None
+    cut = frame.text
+    spans = {(t.start, t.end) for subject in frame.subjects for t in subject.terms}
+    for start, end in sorted(spans, reverse=True):
+        cut = cut[:start] + cut[end:]
+    combined = f"{cut} {asked}"
+    carried = _read_question(combined)
+    sections = {subject.section for subject in frame.subjects}
+    if not carried.subjects or not {subject.section for subject in carried.subjects} <= sections:
+        return None
+    return combined
 
 
 def follows_up(question_text: str) -> bool:
@@ -1221,6 +1262,24 @@ def _terms_with_status(
     return drafts
 
 
+_SENTENCE_BREAK = re.compile(r"[.!?;]+(?=\s|$)|[。！？；]")
+
+
+def _own_sentences(text: str, found: list[tuple[int, int, Term | None]], index: int) -> tuple[int, int]:
+    """From the start of item ``index``'s sentence to the start of the first later sentence that
+    names another item (or the end): what the answer says about that item alone."""
+    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text)]
+
+    def sentence_of(pos: int) -> int:
+        return sum(1 for b in breaks if b <= pos)
+
+    own = sentence_of(found[index][0])
+    start = breaks[own - 1] if own else 0
+    later = [sentence_of(a) for a, _, _ in found[index + 1 :] if sentence_of(a) > own]
+    end = breaks[later[0] - 1] if later else len(text)
+    return start, end
+
+
 def answer_reaction(answer: str) -> dict:
     """The reaction (and severity) an allergy answer gives: "yes, I get hives", "吃了会起疹子"."""
     low = fold_in_place(answer)
@@ -1250,6 +1309,10 @@ def _relatives_answer(question: Question, answer: str) -> list[Draft]:
         if subject.section is Section.FAMILY_HISTORY and subject.terms:
             drafts += _terms_with_status(subject, answer, negative=False, question_text=question.topic)
     return drafts
+
+
+def _about_allergies(question: Question) -> bool:
+    return any(subject.section is Section.ALLERGIES for subject in question.subjects)
 
 
 def _names_something(rest: str) -> bool:
@@ -1379,7 +1442,9 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             relative = _relative_of(text, low, a)
             attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
         elif target is Section.ALLERGIES and not denied:  # a denied allergen has no reaction
-            attributes = answer_reaction(text)  # "амоксициллин — сыпь": the reaction, and its severity
+            # "амоксициллин — сыпь": the reaction, and its severity, said in the allergen's own
+            # sentence or after it ("на пенициллин, сыпь. а, и на кошек": no rash from the cats)
+            attributes = answer_reaction(text[slice(*_own_sentences(text, found, index))])
         drafts.append(
             Draft(
                 target,

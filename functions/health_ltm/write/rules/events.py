@@ -299,6 +299,8 @@ def _injuries(s: Sentence, ctx: Context, taken: list[tuple[int, int]] | None = N
     mentions: list[tuple[int, int, str | None]] = [
         (t.start, t.end, None) for t in find_terms(("injury",), s.text)
     ]
+    # a site listed after the first: its name, its part of the sentence, the lead before the list
+    listed: dict[int, tuple[str, tuple[int, int], tuple[int, int]]] = {}
     for kind in find_terms(("injury_type",), s.text):
         start, end = s.clause(kind.start)
         sites = find_terms(("body_site",), s.text[start:end])
@@ -306,6 +308,14 @@ def _injuries(s: Sentence, ctx: Context, taken: list[tuple[int, int]] | None = N
             nearest = min(sites, key=lambda t: abs(start + t.start - kind.start))
             a, b = min(kind.start, start + nearest.start), max(kind.end, start + nearest.end)
             mentions.append((a, b, nearest.entry.key))
+            chain = _listed_sites(s, start + nearest.end)
+            if chain:
+                parts = _parts(s, [(a, b), *((x, y) for x, y, _ in chain)], start)
+                lead = (start, a)  # "我2018年摔断了胳膊和腿", "in 2019 I broke my wrist and my ankle": all
+                listed[a] = ("", parts[0], lead)
+                for (x, y, listed_site), part in zip(chain, parts[1:], strict=True):
+                    mentions.append((x, y, listed_site))
+                    listed[x] = (f"{s.text[kind.start : kind.end]} {s.text[x:y]}", part, lead)
     cjk = bool(CJK.search(s.text))
     for a, b, site in sorted(mentions):
         if any(x < b and a < y for x, y in taken or ()):
@@ -321,10 +331,76 @@ def _injuries(s: Sentence, ctx: Context, taken: list[tuple[int, int]] | None = N
         # "broke my wrist in january, cast came off last week": over, in a clause after
         over = _HEALED.search(healing) or _CAST_OFF.search(s.low, b)
         status = FactStatus.RESOLVED if over else FactStatus.PRESENT
-        drafts.append(_event(Section.INJURIES, s, a, b, a, status, {"body_site": site} if site else {}, ctx))
+        draft = _event(Section.INJURIES, s, a, b, a, status, {"body_site": site} if site else {}, ctx)
+        if a in listed:  # "broke my arm in 2010 and my ankle last year": each site dated by its own part
+            name, part, lead = listed[a]
+            if name:
+                draft.name, draft.hint = name, normalize_name(Section.INJURIES, name).name_normalized
+            dated, when = _dated_part(s, part, ctx)
+            if not dated:
+                dated, when = _dated_part(s, lead, ctx)
+            draft.attributes = {
+                **{k: v for k, v in draft.attributes.items() if k not in ("year", "date")},
+                **dated,
+            }
+            draft.valid_from = when
+        drafts.append(draft)
     if not mentions:
         drafts += _healed_since(s)
     return drafts
+
+
+# A site listed after the injury's own: "and my ankle", ", и ногу", "和腿"; then no verb of its own
+# ("broke my wrist and my knee hurts" breaks no knee)
+_SITE_JOIN = rx(
+    r"^\s*(?:,|;|，|、)?\s*(?:and|plus|и|а\s+также|和|还有|跟)?\s*(?:also\s+|ещё\s+|еще\s+|тоже\s+)?"
+    r"(?:(?:my|the|his|her|left|right|other|мою|мой|моё|мое|левую|правую|левый|правый|левое|правое|другую|左|右|另一[只条个边]?)\s*)*$"
+)
+_OWN_PREDICATE = rx(
+    r"^\s*(?:is|was|are|were|still|hurts?|aches?|feels?|gets?|got|has|had|keeps|swell\w*|болит|болела|болел|болят|ноет|ныла"
+    r"|опух\w*|в\s+порядке|норм\w*|fine|ok|okay|疼|痛|好了|没事|肿)\b"
+)
+
+
+def _dated_part(s: Sentence, part: tuple[int, int], ctx: Context) -> tuple[dict, str | None]:
+    dated, when = _dated(s.low[slice(*part)], ctx)
+    if not dated and CJK.search(s.text):
+        when = zh_year_of(s.low[slice(*part)], ctx.today)
+        dated = {"year": int(when[:4]), **({"date": when} if len(when) > 4 else {})} if when else {}
+    return dated, when
+
+
+def _listed_sites(s: Sentence, after: int) -> list[tuple[int, int, str]]:
+    """Body sites listed after the injury's own under its one verb ("broke my arm in 2010 and my
+    ankle last year", "сломала руку и ногу", "摔断了胳膊和腿"): each joined to the one before (a
+    date may sit between), no other injury or verb between, none with a predicate of its own."""
+    chain: list[tuple[int, int, str]] = []
+    last = after
+    for t in sorted(find_terms(("body_site",), s.text), key=lambda t: t.start):
+        if t.start < last:
+            continue
+        between = s.text[last : t.start]
+        if find_terms(("injury", "injury_type"), between) or len(between) > 40:
+            break
+        joined = _JOINER.search(s.low, last, t.start)
+        if joined is None or not _SITE_JOIN.match(s.low[joined.start() : t.start]):
+            break
+        if _OWN_PREDICATE.match(s.low[t.end :]):
+            break
+        chain.append((t.start, t.end, t.entry.key))
+        last = t.end
+    return chain
+
+
+def _parts(s: Sentence, items: list[tuple[int, int]], start: int) -> list[tuple[int, int]]:
+    """Each listed item's part: from the last joiner before it to the last joiner before the next."""
+    parts: list[tuple[int, int]] = []
+    for index, (a, b) in enumerate(items):
+        nxt = items[index + 1][0] if index + 1 < len(items) else s.clause(max(a, b - 1))[1]
+        joins = [m.start() for m in _JOINER.finditer(s.low, b, nxt)]
+        lo = parts[-1][1] if parts else start
+        parts.append((lo, joins[-1] if joins and index + 1 < len(items) else max(nxt, b)))
+    return parts
 
 
 # An injury on record said to be over without its name: the cast or the stitches off ("cast came

@@ -100,7 +100,17 @@ class RuleExtractor:
             question = question_of(messages, index)
             subjects = answers.read_question(question.text).subjects if question else []
             carried = False
-            if question is not None and subjects:
+            one_more = (
+                answers.one_more_under(open_topic.text, question.text)
+                if question is not None and subjects and open_topic is not None and open_topic is not question
+                else None
+            )
+            asked_verbatim = question.text if question is not None else None
+            if question is not None and one_more is not None:  # "А от ковида?" after "Какие прививки
+                # делали?": the frame holds
+                question = Message(role=Role.ASSISTANT, text=one_more, at=question.at)
+                subjects = answers.read_question(one_more).subjects
+            elif question is not None and subjects:
                 open_topic = question
             elif question is not None and open_topic is not None and answers.follows_up(question.text):
                 # "Do you know their names?", "Which one?": the follow-up keeps the topic.
@@ -122,17 +132,13 @@ class RuleExtractor:
                 subject = question.text if question is not None else topic[0]  # type: ignore[index]
                 correction = any(c for _, _, c, _ in drafts)
                 remember = any(r for _, _, _, r in drafts)
-                drafts += [
-                    (d, whole, correction, remember)
-                    for d in answers.extract(
-                        subject,
-                        message.text,
-                        ctx,
-                        said_keys,
-                        topic_from_user=question is None,
-                        carried=carried,
-                    )
-                ]
+                answered = answers.extract(
+                    subject, message.text, ctx, said_keys, topic_from_user=question is None, carried=carried
+                )
+                if one_more is not None:
+                    for d in answered:  # the evidence quotes what the assistant said, not the reading
+                        d.context_evidence = asked_verbatim if d.context_evidence else d.context_evidence
+                drafts += [(d, whole, correction, remember) for d in answered]
                 if question is not None and not carried:  # "Have you started the losartan?" / "yep"
                     already = [d for d, _, _, _ in drafts]
                     drafts += [
@@ -201,7 +207,7 @@ class RuleExtractor:
         sections: frozenset[Section] | None = None,
         kind: EvidenceKind = EvidenceKind.CONFIRMED_RESTATEMENT,
     ) -> list[Assertion]:
-        """"It says here you've had a tonsillectomy." / "Yes": what the user confirmed, read from
+        """ "It says here you've had a tonsillectomy." / "Yes": what the user confirmed, read from
         the assistant's summary (or ``summary``: what a question took for granted, in
         ``sections``); the user's answer is the evidence, the summary the context."""
         summary = summary or answers.restated(question)
@@ -416,6 +422,13 @@ def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: boo
     attributes = _valid_attributes(draft.section, draft.attributes)
     if attributes is None:
         return None
+    if (
+        draft.section is Section.ALLERGIES
+        and draft.kind is AssertionKind.FACT
+        and draft.status is FactStatus.PRESENT
+        and allergies.guessed(sentence, draft.span[0])
+    ):
+        attributes = {**attributes, "suspected": True}
     if draft.kind is AssertionKind.FACT and not (draft.name or "").strip() and not draft.refers_to_focus:
         return None
     experiencer = draft.experiencer or (

@@ -26,7 +26,10 @@ _FUNCTION_WORDS = word_set(
     "я мне меня мой моя не нет это что как так уже был была было были есть ем пью ел ела у в с от по за для "
     "при когда если он она они мы вы его ее их i me my not no is am are was were be been have has had do "
     "does did eat eating take taking it this that them so then when if because what something anything "
-    "nothing ничего что-то что-нибудь всё все него нее них чего"
+    "nothing ничего что-то что-нибудь всё все него нее них чего "
+    # a hedge or a test said after the list ("shellfish, never tested") is no item of it
+    "never ever tested test tests checked sure think guess probably maybe perhaps possibly might "
+    "никогда проверялась проверялся проверяли проверяла проверял знаю думаю наверное вроде кажется"
 )
 _VAGUE = word_set(
     "что-то что-нибудь ничего anything nothing something everything всё все всего это it drugs medications "

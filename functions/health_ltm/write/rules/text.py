@@ -345,7 +345,7 @@ def hypothetical(s: Sentence, pos: int) -> bool:
     return s.text.rstrip().endswith("?") and end >= len(s.text.rstrip()) - 1
 
 
-_UNCERTAIN_LEAD = rx(
+UNCERTAIN_LEAD = rx(
     r"\W*(?:возможно|может\s+быть|наверное|наверно|кажется|maybe|perhaps|probably|possibly|i\s+guess)\W*"
 )
 
@@ -354,7 +354,7 @@ def uncertain(s: Sentence, pos: int) -> bool:
     """The clause around ``pos`` guesses rather than states ("I might have asthma")."""
     start, end = s.clause(pos)
     # "Возможно, у меня гастрит": a lead word alone in the clause before still reaches this one
-    return bool(UNCERTAIN.search(s.low[start:end]) or _UNCERTAIN_LEAD.fullmatch(s.low[:start]))
+    return bool(UNCERTAIN.search(s.low[start:end]) or UNCERTAIN_LEAD.fullmatch(s.low[:start]))
 
 
 # Pseudo-triggers (ConText): they hold a negation word but affirm ("не могу перестать кашлять",
