@@ -1610,3 +1610,37 @@ def test_a_question_of_its_own_after_a_frame_is_read_alone(talk):
     talk.say((A, "Any allergies?"), (U, "no"), (A, "And do you smoke?"), (U, "no"))
     assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
     assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "key", "dose"),
+    [
+        ("What dose?", "10 mg", "lisinopril", (10.0, "mg")),
+        ("What dose?", "10", "lisinopril", (10.0, None)),
+        ("Сколько мг?", "850, два раза в день", "metformin", (850.0, "mg")),
+        ("Какая дозировка?", "75", "levothyroxine", (75.0, None)),
+        ("吃多少？", "一天一片，5毫克", "amlodipine", (5.0, "mg")),
+    ],
+)
+def test_an_answer_to_what_dose_is_the_dose_of_the_drug_in_focus(talk, question, answer, key, dose):
+    """Found probing: "What medications?" / "lisinopril" / "What dose?" / "10 mg" kept no dose, and a
+    bare number answering the dose question was dropped as noise before any rule read it."""
+    drug = {
+        "lisinopril": "lisinopril",
+        "metformin": "метформин",
+        "levothyroxine": "эутирокс",
+        "amlodipine": "氨氯地平",
+    }
+    talk.say((A, "What medications do you take?"), (U, drug[key]), (A, question), (U, answer))
+    fact = talk.fact(Section.MEDICATIONS, key)
+    assert (fact.attributes.get("dose_value"), fact.attributes.get("dose_unit")) == dose
+
+
+def test_two_doses_for_two_drugs_in_focus_are_not_guessed(talk):
+    talk.say(
+        (A, "What medications do you take?"),
+        (U, "lisinopril and metformin"),
+        (A, "What doses?"),
+        (U, "10 and 500"),
+    )
+    assert all("dose_value" not in f.attributes for f in talk.memory.facts)

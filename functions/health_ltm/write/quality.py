@@ -45,6 +45,8 @@ _ASKS_NUMBER = re.compile(
     r"|weigh|height|сколько|какой\s+(?:у\s+вас\s+)?(?:рост|вес|возраст)|возраст|лет\s+вам|вес|рост"
     r"|\byear\b|\bborn\b|\bdob\b|рождени|родил|出生|哪年"
     r"|多大|几岁|多少|多高|多重|体重|身高|年龄"
+    # a dose: "What dose?" / "10", "Какая дозировка?" / "75", "剂量？" / "5"
+    r"|\bdos(?:e|es|age)\b|\bstrength\b|\bmg\b|доз|мг\b|剂量|毫克|用量"
 )
 # What an answer may be dropped for: nothing but mash or punctuation.
 _NOISE_EVEN_AS_ANSWER = frozenset({"keyboard_mash", "punctuation_only"})

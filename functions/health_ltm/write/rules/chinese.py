@@ -974,13 +974,13 @@ def _med_status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | N
     return cue.status
 
 
-def zh_dose(text: str) -> tuple[float, str] | None:
-    """The first dose written the Chinese way in ``text`` ("100毫克", "半片"): value and unit."""
-    for m in _DOSE.finditer(text):
-        dose = _dose_value(m)
-        if dose:
-            return dose
-    return None
+def zh_dose(text: str, strength_first: bool = False) -> tuple[float, str] | None:
+    """The first dose written the Chinese way in ``text`` ("100毫克", "半片"): value and unit; with
+    ``strength_first`` a strength wins over a count ("一天一片，5毫克": 5 mg)."""
+    doses = [dose for m in _DOSE.finditer(text) if (dose := _dose_value(m))]
+    if strength_first:
+        doses.sort(key=lambda dose: dose[1] in ("tablets", "capsules", "drops", "puffs"))
+    return doses[0] if doses else None
 
 
 def _dose_value(m: re.Match[str]) -> tuple[float, str] | None:

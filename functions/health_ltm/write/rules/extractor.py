@@ -139,6 +139,12 @@ class RuleExtractor:
                     for d in answered:  # the evidence quotes what the assistant said, not the reading
                         d.context_evidence = asked_verbatim if d.context_evidence else d.context_evidence
                 drafts += [(d, whole, correction, remember) for d in answered]
+                if asked_verbatim is not None:  # "What dose?" / "10 mg": the drug in focus, or the one asked
+                    already = [d for d, _, _, _ in drafts]
+                    drafts += [
+                        (d, whole, correction, remember)
+                        for d in followups.dose_answer(asked_verbatim, message.text, already)
+                    ]
                 if question is not None and not carried:  # "Have you started the losartan?" / "yep"
                     already = [d for d, _, _, _ in drafts]
                     drafts += [

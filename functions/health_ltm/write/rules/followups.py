@@ -451,3 +451,84 @@ def _is_stop(draft: Draft) -> bool:
         and not draft.hypothetical
         and not draft.retracted
     )
+
+
+# "What dose?", "How much do you take?", "Какая дозировка?", "Сколько мг?", "多少毫克？", "吃多少？"
+_DOSE_QUESTION = rx(
+    r"\b(?:what|which)\s+(?:dose|dosage|strength)|\bhow\s+(?:much|many\s+(?:mg|milligrams?|mcg|units?|pills?|tablets?))"
+    r"|\b(?:the\s+)?(?:dose|dosage|strength)\s*\?"
+    r"|\bкак(?:ая|ую|ой)\s+(?:доз\w*|дозировк\w*)|\b(?:доз\w*|дозировк\w*)\s*(?:какая|какую)?\s*\?"
+    r"|\b(?:по\s+)?сколько\s+(?:мг|миллиграмм\w*|мкг|единиц|таблет\w*|принимаете|пьете|пьёте)"
+    r"|多少毫克|多少mg|多大剂量|什么剂量|剂量|吃多少|一次(?:吃)?多少|用量"
+)
+_TWO_NUMBERS = rx(r"\d\S*\s*(?:,|;|/|&|\band\b|\bи\b|和|、|，)\s*\d")
+_UNIT_ASKED = rx(r"\b(?:mg|milligrams?|мг|миллиграмм\w*)\b|毫克")
+
+
+def dose_answer(question_text: str, answer: str, said: list[Draft]) -> list[Draft]:
+    """An answer to "What dose?" that gives a dose ("10 mg", "850, два раза в день", "5毫克"): the
+    dose and schedule of the drug the question names, else of the one in focus. Nothing when the
+    answer names its own drug (the drug rules read it) or gives more than one dose."""
+    from .medication_details import bare_dose, details  # a cycle at import time otherwise
+
+    asked = last_question(question_text)
+    if not _DOSE_QUESTION.search(asked.casefold()):
+        return []
+    if any(d.section is Section.MEDICATIONS and (d.name or "").strip() for d in said):
+        return []
+    low = answer.casefold().replace("ё", "е")
+    sentence = Sentence(answer, low, ())
+    if hypothetical(sentence, 0) or third_party_before(sentence, len(answer)):
+        return []
+    if CJK.search(answer):
+        dose = zh_dose(low, strength_first=True)
+        attributes: dict = {"dose_value": dose[0], "dose_unit": dose[1]} if dose else {}
+    else:
+        if len([m for m in DOSE.finditer(low) if _dose_match(m, low)]) > 1 or _TWO_NUMBERS.search(low):
+            return []  # "10 and 500": which is whose is not said
+        attributes, _ = details(sentence, 0, 0, len(answer), 0)
+        attributes = {
+            k: v
+            for k, v in attributes.items()
+            if k in ("dose_value", "dose_unit", "frequency", "time_of_day")
+        }
+        bare = bare_dose(f" {low}", 0) if "dose_value" not in attributes else None
+        if bare is not None:  # "What dose?" / "850, два раза в день": a number alone is the dose
+            attributes["dose_value"] = bare[0]
+        if (
+            "dose_value" in attributes
+            and "dose_unit" not in attributes
+            and _UNIT_ASKED.search(asked.casefold())
+        ):
+            attributes["dose_unit"] = "mg"  # "Сколько мг?" / "850": the unit is the question's
+    if "dose_value" not in attributes:
+        return []
+    terms = find_terms(("drug",), asked)
+    span = (0, len(answer.rstrip()))
+    if len({t.entry.key for t in terms}) == 1:
+        name = asked[terms[0].start : terms[0].end]
+        normalized = normalize_name(Section.MEDICATIONS, name)
+        return [
+            Draft(
+                Section.MEDICATIONS,
+                span,
+                name=name,
+                hint=normalized.name_normalized,
+                status=FactStatus.ACTIVE,
+                attributes=attributes,
+                evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
+                context_evidence=asked,
+            )
+        ]
+    if terms:
+        return []
+    return [
+        Draft(
+            Section.MEDICATIONS,
+            span,
+            attributes=attributes,
+            refers_to_focus=True,
+            evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
+            context_evidence=asked,
+        )
+    ]
