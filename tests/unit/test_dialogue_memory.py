@@ -1644,3 +1644,30 @@ def test_two_doses_for_two_drugs_in_focus_are_not_guessed(talk):
         (U, "10 and 500"),
     )
     assert all("dose_value" not in f.attributes for f in talk.memory.facts)
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "my sister and I both have asthma",
+            {("chronic_conditions", "asthma"), ("family_history", "sister:asthma")},
+        ),
+        (
+            "у нас с мамой гипотиреоз",
+            {("chronic_conditions", "hypothyroidism"), ("family_history", "mother:hypothyroidism")},
+        ),
+        (
+            "и у меня, и у мамы мигрень",
+            {("chronic_conditions", "migraine"), ("family_history", "mother:migraine")},
+        ),
+        ("у нас с мужем гастрит", {("chronic_conditions", "gastritis")}),  # a husband is no blood relative
+        ("мы с мамой ходили к врачу, у неё диабет", {("family_history", "mother:diabetes")}),
+        ("my sister and I went to the clinic and she has asthma", {("family_history", "sister:asthma")}),
+    ],
+)
+def test_a_condition_the_user_shares_with_someone_is_the_users_and_a_relatives(talk, said, expected):
+    """Found probing: "у нас с мамой гипотиреоз" kept only the mother's; "my sister and I went to the
+    clinic and she has asthma" stored the sister's asthma as the user's own."""
+    talk.say((U, said))
+    assert {(f.section.value, f.key) for f in talk.memory.facts} == expected

@@ -188,6 +188,39 @@ _FAMILY_UNSURE = rx(
 )
 
 
+# The user and a relative said to share it: "my sister and I both have asthma", "mum and me",
+# "у нас с мамой гипотиреоз", "мы с папой оба гипертоники", "и у меня, и у мамы"
+_SHARED = rx(
+    r"\b(?:my\s+)?(?P<a>[a-z]+)\s+and\s+(?:i|me|myself)\b|\b(?:i|me)\s+and\s+my\s+(?P<b>[a-z]+)\b"
+    r"|\bboth\s+(?:me\s+and\s+)?my\s+(?P<c>[a-z]+)\s+and\s+(?:i|me)\b"
+    r"|\bу\s+нас\s+с\s+(?P<d>[а-я]+)\b|\bмы\s+с\s+(?P<e>[а-я]+)\b"
+    r"|\bи\s+у\s+меня,?\s+и\s+у\s+(?P<f>[а-я]+)\b|\bи\s+у\s+(?P<g>[а-я]+),?\s+и\s+у\s+меня\b"
+)
+
+
+_SOMEONE_BETWEEN = rx(
+    r"\b(?:she|he|her|his|they|their|она|он|они|у\s+не[её]|у\s+него|у\s+них|её|ее|его|их)\b|[.!?;]"
+)
+_PARTNER = rx(
+    r"husband|wife|partner|boyfriend|girlfriend|муж\w*|жен\w*|парн\w*|девушк\w*|подруг\w*|друг\w*|friend"
+)
+
+
+def _shared_with(s: Sentence, pos: int) -> tuple[Relative | None, int] | None:
+    """Who shares the condition at ``pos`` with the user (a relative, or None for a partner or a
+    friend: no family history), and where that is said."""
+    found = None
+    for m in _SHARED.finditer(s.low, 0, pos):
+        word = next(w for w in m.groups() if w)
+        relative = RELATIVE_BY_WORD.get(word)
+        between = s.low[m.end() : pos]
+        if len(between) > 30 or _SOMEONE_BETWEEN.search(between):
+            continue  # "мы с мамой ходили к врачу, у неё диабет": the mother's alone
+        if relative is not None or _PARTNER.fullmatch(word):
+            found = (relative, m.start())
+    return found
+
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[tuple[Section, str, str]] = set()
@@ -207,6 +240,23 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         if uncertain(s, term.start) and _relative(s, term.start) is None:
             continue  # "I might have asthma": a guess, not a diagnosis
+        shared = _shared_with(s, term.start)
+        if shared is not None and not indication:
+            # both theirs: the user's own, and the relative's family history
+            extra = _family(s, term, ctx, relative=shared[0], said_at=shared[1]) if shared[0] else None
+            own = _personal(s, term, ctx, shared=True)
+            for made in (own, extra):
+                if made is None:
+                    continue
+                key = (
+                    made.section,
+                    normalize_name(made.section, made.name).key,
+                    made.attributes.get("relative", ""),
+                )
+                if key not in seen:
+                    seen.add(key)
+                    drafts.append(made)
+            continue
         draft = _family(s, term, ctx) or _personal(s, term, ctx, indication)
         if draft is None:
             continue
@@ -409,12 +459,33 @@ def _age_in(s: Sentence, start: int, end: int, after: int) -> int | None:
     return None
 
 
-def _family(s: Sentence, term, ctx: Context) -> Draft | None:
-    relative = _relative(s, term.start)
+_LAST_PRONOUN = rx(r"(?:^|\b(?:and|but|и|а|но)\s+)(?:he|she|он|она)\s+(?!\w+\s+(?:me|мне|меня)\b)")
+_FIRST_PERSON_AFTER = rx(r"\b(?:i|i'm|me|my|я|у\s+меня|мне|мой|моя)\b")
+
+
+def _pronoun_subject_before(s: Sentence, start: int, pos: int) -> int | None:
+    """Where a he/she subject opens the part of the clause that holds ``pos`` ("... and she has
+    asthma"), with no first person after it; None when there is none."""
+    if PRONOUN_SUBJECT.match(s.low[start:pos]):
+        return start
+    last = None
+    for m in _LAST_PRONOUN.finditer(s.low, start, pos):
+        last = m
+    if last is None or _FIRST_PERSON_AFTER.search(s.low, last.end(), pos):
+        return None
+    return last.start()
+
+
+def _family(
+    s: Sentence, term, ctx: Context, relative: Relative | None = None, said_at: int | None = None
+) -> Draft | None:
+    relative = relative or _relative(s, term.start)
     start, _ = s.clause(term.start)
-    if relative is None and PRONOUN_SUBJECT.match(s.low[start : term.start]):
-        # "I live with my sister, she has asthma": the relative named before the pronoun.
-        earlier = list(RELATIVE.finditer(s.low, 0, start))
+    pronoun = None if relative is not None else _pronoun_subject_before(s, start, term.start)
+    if pronoun is not None:
+        # "I live with my sister, she has asthma", "my sister and I went to the clinic and she has
+        # asthma": the relative named before the pronoun.
+        earlier = list(RELATIVE.finditer(s.low, 0, pronoun))
         if earlier:
             relative = RELATIVE_BY_WORD[earlier[-1].group(0)]
     if relative is None and ctx.relative_in_focus is not None:
@@ -433,6 +504,8 @@ def _family(s: Sentence, term, ctx: Context) -> Draft | None:
     status = FactStatus.ABSENT if denied else FactStatus.PRESENT
     m = RELATIVE.search(s.low, *s.clause(term.start))
     first = min(term.start, m.start()) if m else term.start
+    if said_at is not None:
+        first = min(first, said_at)
     attributes: dict[str, object] = {"relative": relative.value}
     age = None if denied else _age_at_onset(s, term)
     if age is not None:
@@ -696,12 +769,16 @@ def _after_results(s: Sentence, term, ctx: Context) -> bool:
 _ITS = rx(r"[\s,:—–-]*(?:это|это\s+был[аио]?|it\s+is|they\s+said|сказали)[\s,:—–-]+")
 
 
-def _personal(s: Sentence, term, ctx: Context, indication: bool = False) -> Draft | None:
+def _personal(
+    s: Sentence, term, ctx: Context, indication: bool = False, shared: bool = False
+) -> Draft | None:
+    """``shared``: the user said to have it with someone ("у нас с мамой"): it is the user's."""
     start, end = s.clause(term.start)
     doctor_said = _doctor_said(s, term)
     # "Бронхит прошёл": an impersonal end of an illness is the user's own.
-    if (third_party_before(s, term.start) and not doctor_said) or not (
-        _CUE.search(s.low[start:end])
+    if (third_party_before(s, term.start) and not doctor_said and not shared) or not (
+        shared
+        or _CUE.search(s.low[start:end])
         or _RESOLVED.search(s.low[start:end])
         or doctor_said
         or high_level(s, term)

@@ -337,33 +337,33 @@ def started_answer(question_text: str, answer: str, ctx: Context, said: list[Dra
             return []  # the answer rules read it already ("да" to "начали пить конкор?")
         if normalized.code:
             attributes["atc_code"] = normalized.code
-        return [
-            Draft(
-                Section.MEDICATIONS,
-                span,
-                name=name,
-                hint=normalized.name_normalized,
-                status=FactStatus.ACTIVE,
-                attributes=attributes,
-                valid_from=since,
-                evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
-                context_evidence=asked,
-            )
-        ]
+        return [_answered(span, asked, attributes, FactStatus.ACTIVE, name, since)]
     if meds:
         return []
-    return [
-        Draft(
-            Section.MEDICATIONS,
-            span,
-            status=FactStatus.ACTIVE,
-            attributes=attributes,
-            valid_from=since,
-            refers_to_focus=True,
-            evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
-            context_evidence=asked,
-        )
-    ]
+    return [_answered(span, asked, attributes, FactStatus.ACTIVE, None, since)]
+
+
+def _answered(
+    span: tuple[int, int],
+    asked: str,
+    attributes: dict,
+    status: FactStatus | None,
+    name: str | None,
+    since: str | None = None,
+) -> Draft:
+    """A drug answer to the assistant's question: the drug it names, else the one in focus."""
+    return Draft(
+        Section.MEDICATIONS,
+        span,
+        name=name,
+        hint=normalize_name(Section.MEDICATIONS, name).name_normalized if name else None,
+        status=status,
+        attributes=attributes,
+        valid_from=since,
+        refers_to_focus=name is None,
+        evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
+        context_evidence=asked,
+    )
 
 
 # What a stopped drug did to the user ("stopped it last week, made me too sleepy", "quit the
@@ -506,29 +506,7 @@ def dose_answer(question_text: str, answer: str, said: list[Draft]) -> list[Draf
     terms = find_terms(("drug",), asked)
     span = (0, len(answer.rstrip()))
     if len({t.entry.key for t in terms}) == 1:
-        name = asked[terms[0].start : terms[0].end]
-        normalized = normalize_name(Section.MEDICATIONS, name)
-        return [
-            Draft(
-                Section.MEDICATIONS,
-                span,
-                name=name,
-                hint=normalized.name_normalized,
-                status=FactStatus.ACTIVE,
-                attributes=attributes,
-                evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
-                context_evidence=asked,
-            )
-        ]
+        return [_answered(span, asked, attributes, FactStatus.ACTIVE, asked[terms[0].start : terms[0].end])]
     if terms:
         return []
-    return [
-        Draft(
-            Section.MEDICATIONS,
-            span,
-            attributes=attributes,
-            refers_to_focus=True,
-            evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
-            context_evidence=asked,
-        )
-    ]
+    return [_answered(span, asked, attributes, None, None)]
