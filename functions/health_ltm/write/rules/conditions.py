@@ -243,31 +243,23 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         shared = _shared_with(s, term.start)
         if shared is not None and not indication:
             # both theirs: the user's own, and the relative's family history
-            extra = _family(s, term, ctx, relative=shared[0], said_at=shared[1]) if shared[0] else None
-            own = _personal(s, term, ctx, shared=True)
-            for made in (own, extra):
-                if made is None:
-                    continue
-                key = (
-                    made.section,
-                    normalize_name(made.section, made.name).key,
-                    made.attributes.get("relative", ""),
-                )
-                if key not in seen:
-                    seen.add(key)
-                    drafts.append(made)
-            continue
-        draft = _family(s, term, ctx) or _personal(s, term, ctx, indication)
-        if draft is None:
-            continue
-        key = (
-            draft.section,
-            normalize_name(draft.section, draft.name).key,
-            draft.attributes.get("relative", ""),
-        )
-        if key not in seen:
-            seen.add(key)
-            drafts.append(draft)
+            made = [
+                _personal(s, term, ctx, shared=True),
+                _family(s, term, ctx, relative=shared[0], said_at=shared[1]) if shared[0] else None,
+            ]
+        else:
+            made = [_family(s, term, ctx) or _personal(s, term, ctx, indication)]
+        for draft in made:
+            if draft is None:
+                continue
+            key = (
+                draft.section,
+                normalize_name(draft.section, draft.name).key,
+                draft.attributes.get("relative", ""),
+            )
+            if key not in seen:
+                seen.add(key)
+                drafts.append(draft)
     if not find_terms(_KINDS, s.text):
         drafts += recovered(s, Section.REPORTED_DIAGNOSES, ctx)  # "всё прошло": the acute illness in focus
     if not any(d.section is Section.CHRONIC_CONDITIONS for d in drafts):
