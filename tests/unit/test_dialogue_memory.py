@@ -1671,3 +1671,22 @@ def test_a_condition_the_user_shares_with_someone_is_the_users_and_a_relatives(t
     clinic and she has asthma" stored the sister's asthma as the user's own."""
     talk.say((U, said))
     assert {(f.section.value, f.key) for f in talk.memory.facts} == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        (
+            "Any surgeries?",
+            "appendix out when i was 12, gallbladder 2019",
+            {("appendectomy", None), ("cholecystectomy", 2019)},
+        ),
+        ("Any surgeries?", "had my gallbladder removed 2019", {("cholecystectomy", 2019)}),
+        ("做过手术吗？", "阑尾，2015年", {("appendectomy", 2015)}),
+        ("Any surgeries?", "knee replacement 2031", {("knee_replacement", None)}),  # no year to come
+    ],
+)
+def test_a_year_said_with_a_listed_operation_dates_it(talk, question, answer, expected):
+    talk.say((A, question), (U, answer))
+    surgeries = [f for f in talk.memory.facts if f.section is Section.SURGERIES]
+    assert {(f.key, f.attributes.get("year")) for f in surgeries} == expected

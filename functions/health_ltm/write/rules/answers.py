@@ -39,7 +39,7 @@ from .conditions import (
     visit_before,
 )
 from .dates import find_date, parse_number
-from .events import SITE_FINE
+from .events import SITE_FINE, event_date
 from .lifestyle import HABIT_REDUCED, coffee_value
 from .medication_details import DOSE, ROUTES, _dose_match, details
 from .medications import EXCEPT
@@ -1343,7 +1343,7 @@ def _content(
             ):
                 drafts += _affirmed(replace(question, subjects=[subject]), answer, ctx)
         elif subject.section in _LISTED_KINDS:
-            drafts += _named(subject, answer, offset, negative)
+            drafts += _named(subject, answer, offset, negative, ctx)
     return drafts
 
 
@@ -1364,7 +1364,7 @@ _REACTION_WORDS = rx(
 )
 
 
-def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[Draft]:
+def _named(subject: Subject, answer: str, offset: int, negative: bool, ctx: Context) -> list[Draft]:
     """The things a list answer names, in the subject's section: "Zoloft, and Ambien at night"."""
     section = subject.section
     kinds = _LISTED_KINDS[section]
@@ -1424,6 +1424,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
             continue
         seen.add(normalized.key)
         attributes: dict = {}
+        valid_from: str | None = None
         status = FactStatus.ACTIVE if target is Section.MEDICATIONS else FactStatus.PRESENT
         if denied:
             status = FactStatus.ABSENT
@@ -1441,6 +1442,11 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
         elif target is Section.FAMILY_HISTORY:
             relative = _relative_of(text, low, a)
             attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
+        elif target in (Section.SURGERIES, Section.INJURIES) and not denied:
+            # "appendix out when i was 12, gallbladder 2019": the year said with the item, before the next
+            next_start = found[index + 1][0] if index + 1 < len(found) else len(text)
+            attributes, when = event_date(low[b:next_start], ctx)
+            valid_from = when
         elif target is Section.ALLERGIES and not denied:  # a denied allergen has no reaction
             # "амоксициллин — сыпь": the reaction, and its severity, said in the allergen's own
             # sentence or after it ("на пенициллин, сыпь. а, и на кошек": no rash from the cats)
@@ -1453,6 +1459,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool) -> list[D
                 hint=normalized.name_normalized,
                 status=status,
                 attributes=attributes,
+                valid_from=valid_from,
                 experiencer=Experiencer.RELATIVE if target is Section.FAMILY_HISTORY else None,
             )
         )

@@ -142,10 +142,20 @@ def _torn_structures(s: Sentence, ctx: Context) -> list[Draft]:
     return drafts
 
 
+# A bare year said with the event ("gallbladder 2019", "желчный 2019", "appendix, 2015"): only a
+# plausible past year, not a dose or a count
+_BARE_YEAR = rx(
+    r"(?<![\d.,:/-])(?P<year>19[4-9]\d|20\d\d)(?![\d.,:/-]|\s*(?:mg|мг|mcg|мкг|ml|мл|г\b|g\b|units|ед|年))"
+)
+
+
 def _dated(low: str, ctx: Context) -> tuple[dict, str | None]:
     when = find_date(low, ctx.today)
     if when is None:
-        return {}, None
+        bare = _BARE_YEAR.search(low)
+        if bare is None or (ctx.today is not None and int(bare.group("year")) > ctx.today.year):
+            return {}, None
+        when = bare.group("year")
     attributes: dict = {"year": int(when[:4])}
     if len(when) > 4:
         attributes["date"] = when
@@ -363,9 +373,14 @@ _OWN_PREDICATE = rx(
 
 
 def _dated_part(s: Sentence, part: tuple[int, int], ctx: Context) -> tuple[dict, str | None]:
-    dated, when = _dated(s.low[slice(*part)], ctx)
-    if not dated and CJK.search(s.text):
-        when = zh_year_of(s.low[slice(*part)], ctx.today)
+    return event_date(s.low[slice(*part)], ctx)
+
+
+def event_date(low: str, ctx: Context) -> tuple[dict, str | None]:
+    """The year (and date) an event's own words give, in any of the three languages ("2015年")."""
+    dated, when = _dated(low, ctx)
+    if not dated and CJK.search(low):
+        when = zh_year_of(low, ctx.today)
         dated = {"year": int(when[:4]), **({"date": when} if len(when) > 4 else {})} if when else {}
     return dated, when
 
