@@ -39,8 +39,16 @@ DATA_FILE = "dialogues.jsonl"
 # Written blind (by someone who saw no code, rule or dialogue here), measured before any change
 # made for them; each "..._tune" half was then tuned on, each "..._held" half never
 # (bench/eval/data/README.md).
-BLIND_FILES = tuple(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5, 6))
-HELD_SPLITS = ("blind_held", "blind2_held", "blind3_held", "blind4_held", "blind5_held", "blind6_held")
+BLIND_FILES = tuple(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7))
+HELD_SPLITS = (
+    "blind_held",
+    "blind2_held",
+    "blind3_held",
+    "blind4_held",
+    "blind5_held",
+    "blind6_held",
+    "blind7_held",
+)
 
 
 def _listed(split: str) -> bool:

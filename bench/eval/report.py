@@ -119,6 +119,8 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("blind5_held_precision_shown", "blind5_held precision, shown", ""),
             ("blind6_held_recall_shown", "blind6_held recall, shown (written blind, never tuned on)", ""),
             ("blind6_held_precision_shown", "blind6_held precision, shown", ""),
+            ("blind7_held_recall_shown", "blind7_held recall, shown (written blind, never tuned on)", ""),
+            ("blind7_held_precision_shown", "blind7_held precision, shown", ""),
             ("relative_as_self", "relative / other person stored as self", "0"),
             ("affirmed_as_absent", "affirmed stored as absent", "0"),
             ("denied_as_present", "denied stored as present", "0"),

@@ -1690,3 +1690,15 @@ def test_a_year_said_with_a_listed_operation_dates_it(talk, question, answer, ex
     talk.say((A, question), (U, answer))
     surgeries = [f for f in talk.memory.facts if f.section is Section.SURGERIES]
     assert {(f.key, f.attributes.get("year")) for f in surgeries} == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "key"),
+    [("no not really except gout", "gout"), ("none except asthma", "asthma"), ("没有，除了痛风", "gout")],
+)
+def test_the_exception_to_a_no_is_had_not_denied(talk, answer, key):
+    """Found on the blind7 tune half: "no not really except gout" stored gout absent."""
+    talk.say((A, "Do you have any long-term health conditions?"), (U, answer))
+    assert talk.fact(Section.CHRONIC_CONDITIONS, key).status is FactStatus.PRESENT
+    talk.say((A, "Any other conditions?"), (U, "asthma but no diabetes"))
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "diabetes").status is FactStatus.ABSENT

@@ -257,3 +257,28 @@ def test_the_later_blind_dialogues_are_their_own_sets_in_three_languages_and_two
 
     # written blind, so a stock answer may recur ("не знаю, никогда не проверялась"), never a dialogue
     assert len({t for t in said(earlier) & said(rows) if len(t) > 12}) <= 1
+
+
+def test_the_seventh_blind_dialogues_are_their_own_set_in_three_languages_and_two_splits():
+    from bench.eval.dialogues import label_keys
+
+    rows = load_jsonl("dialogues_blind7.jsonl")
+    assert len({r["id"] for r in rows}) == len(rows) == 48
+    assert Counter(r["lang"] for r in rows) == {"ru": 16, "en": 16, "zh": 16}
+    assert Counter(r["split"] for r in rows) == {"blind7_tune": 24, "blind7_held": 24}
+    for row in rows:
+        assert {e["section"] for e in row["expected"]} <= {s.value for s in Section}, row["id"]
+        assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
+        assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
+        assert all(label_keys(e) for e in row["expected"]), row["id"]
+    earlier = [d for n in ("", 2, 3, 4, 5, 6) for d in load_jsonl(f"dialogues_blind{n}.jsonl")]
+    earlier += load_jsonl("dialogues.jsonl")
+
+    def said(dialogues):
+        return {m["text"] for r in dialogues for f in r["fragments"] for m in f if m["role"] == "user"}
+
+    # written blind: a stock answer may recur ("yes thats right", "не знаю, никогда не проверялась"),
+    # never two longer turns of one dialogue
+    before = said(earlier)
+    for row in rows:
+        assert len({t for t in said([row]) & before if len(t) > 15}) <= 1, row["id"]

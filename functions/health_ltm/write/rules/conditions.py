@@ -314,6 +314,8 @@ def denied_in_answer(text: str, start: int, end: int, marker_end: int = 0) -> bo
         pos = at + len(sentence.text)
         if at <= start < pos:
             local = start - at
+            if _EXCEPT_BEFORE.search(sentence.low[:local]):
+                return False  # "none except asthma", "no not really except gout": the exception is had
             term = Term(_NO_ENTRY, local, end - at)
             if negated(sentence, local, end - at, window=3) or denied_after(sentence, term):
                 return True
@@ -322,6 +324,11 @@ def denied_in_answer(text: str, start: int, end: int, marker_end: int = 0) -> bo
 
 
 _NO_ENTRY = Entry("condition", "", {})
+# An exception right before the name: "... except gout", "кроме подагры", "除了痛风"
+_EXCEPT_BEFORE = rx(
+    r"(?:\b(?:except(?:\s+for)?|apart\s+from|other\s+than|besides|but|кроме|за\s+исключением|помимо)|除了)"
+    r"\s*(?:(?:my|the|a|an|for|мо\w+)\s+)?(?:(?!(?:no|not|never|нет|не|без|没|不)\b)\S+\s+)?$"
+)
 
 
 def _terms(s: Sentence) -> list[Term]:
