@@ -1702,3 +1702,17 @@ def test_the_exception_to_a_no_is_had_not_denied(talk, answer, key):
     assert talk.fact(Section.CHRONIC_CONDITIONS, key).status is FactStatus.PRESENT
     talk.say((A, "Any other conditions?"), (U, "asthma but no diabetes"))
     assert talk.fact(Section.CHRONIC_CONDITIONS, "diabetes").status is FactStatus.ABSENT
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Are you male or female, and how old are you?", "female, 41"),
+        ("Пол и возраст?", "женский, 41"),
+        ("性别和年龄？", "女，41"),
+    ],
+)
+def test_a_sex_answered_in_one_word_is_kept(talk, question, answer):
+    """Found on the blind7 tune half: "female, 41" kept the age and lost the sex."""
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == "female"

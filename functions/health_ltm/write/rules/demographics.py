@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from ...domain.models import EvidenceKind
 from ...domain.sections import FactStatus, Section
 from ..normalize import word_set
 from .cities import city_nominative
@@ -314,3 +315,40 @@ def _pregnancy(s: Sentence, ctx: Context) -> Draft | None:
             valid_from=valid_from,
         )
     return None
+
+
+# "Are you male or female?", "Ваш пол?", "性别？": the question asks the sex
+_SEX_QUESTION = rx(
+    r"\bmale\s+or\s+female\b|\bfemale\s+or\s+male\b|\b(?:sex|gender)\b|\bпол\b|\bпола\b|性别|男的还是女的|男还是女"
+)
+_SEX_ANSWER = [
+    (
+        rx(r"^\W*(?:female|woman|f|a\s+woman|женский|женщина|ж|жен|女|女的|女性)\b|^\W*(?:女|女的|女性)"),
+        "female",
+    ),
+    (rx(r"^\W*(?:male|man|m|a\s+man|мужской|мужчина|м|муж|男|男的|男性)\b|^\W*(?:男|男的|男性)"), "male"),
+]
+
+
+def sex_answer(question_text: str, answer: str) -> list[Draft]:
+    """An answer to "Are you male or female(, and how old are you)?" that opens with the sex
+    ("female, 41", "женский, 41", "女，41"): the sex (the age is read by the age rules)."""
+    if not _SEX_QUESTION.search(question_text.casefold()):
+        return []
+    low = answer.casefold().replace("ё", "е")
+    for pattern, value in _SEX_ANSWER:
+        m = pattern.match(low)
+        if m:
+            return [
+                Draft(
+                    Section.DEMOGRAPHICS,
+                    (m.start(), m.end()),
+                    name=answer[m.start() : m.end()].strip(),
+                    hint="sex",
+                    status=FactStatus.PRESENT,
+                    attributes={"sex": value},
+                    evidence_kind=EvidenceKind.ANSWER_TO_QUESTION,
+                    context_evidence=question_text,
+                )
+            ]
+    return []

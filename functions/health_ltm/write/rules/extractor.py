@@ -145,6 +145,11 @@ class RuleExtractor:
                         (d, whole, correction, remember)
                         for d in followups.dose_answer(asked_verbatim, message.text, already)
                     ]
+                    if not any(d.section is Section.DEMOGRAPHICS and d.hint == "sex" for d in already):
+                        drafts += [  # "Are you male or female?" / "female, 41"
+                            (d, whole, correction, remember)
+                            for d in demographics.sex_answer(asked_verbatim, message.text)
+                        ]
                 if question is not None and not carried:  # "Have you started the losartan?" / "yep"
                     already = [d for d, _, _, _ in drafts]
                     drafts += [
