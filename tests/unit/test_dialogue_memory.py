@@ -1716,3 +1716,10 @@ def test_a_sex_answered_in_one_word_is_kept(talk, question, answer):
     """Found on the blind7 tune half: "female, 41" kept the age and lost the sex."""
     talk.say((A, question), (U, answer))
     assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == "female"
+
+
+def test_a_decimal_dose_does_not_end_the_sentence_that_stops_a_drug(talk):
+    """ "used to take 2.5 mg bisoprolol" read "5 mg bisoprolol" alone, as a drug taken now."""
+    talk.say((A, "What medications are you on?"), (U, "used to take 2.5 mg bisoprolol, now just amlodipine"))
+    assert talk.fact(Section.MEDICATIONS, "bisoprolol").status is FactStatus.STOPPED
+    assert talk.fact(Section.MEDICATIONS, "amlodipine").status is FactStatus.ACTIVE

@@ -229,8 +229,10 @@ def test_the_second_blind_dialogues_are_their_own_set_in_three_languages_and_two
         assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
 
 
-@pytest.mark.parametrize("number", [3, 4, 5])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7])
 def test_the_later_blind_dialogues_are_their_own_sets_in_three_languages_and_two_splits(number):
+    from bench.eval.dialogues import label_keys
+
     rows = load_jsonl(f"dialogues_blind{number}.jsonl")
     assert len(rows) == 48 and len({r["id"] for r in rows}) == 48
     assert Counter(r["lang"] for r in rows) == {"ru": 16, "en": 16, "zh": 16}
@@ -239,46 +241,21 @@ def test_the_later_blind_dialogues_are_their_own_sets_in_three_languages_and_two
         {f"blind{number}_held": 48} if number == 5 else {f"blind{number}_tune": 24, f"blind{number}_held": 24}
     )
     assert Counter(r["split"] for r in rows) == splits
-    from bench.eval.dialogues import label_keys
-
     for row in rows:
         assert {e["section"] for e in row["expected"]} <= {s.value for s in Section}, row["id"]
         assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
         assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
         assert all(label_keys(e) for e in row["expected"]), row["id"]
-    earlier_files = [
+    other_files = [
         "dialogues.jsonl",
-        *(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5) if n != number),
+        *(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7) if n != number),
     ]
-    earlier = [d for name in earlier_files for d in load_jsonl(name)]
-
-    def said(dialogues):
-        return {m["text"] for r in dialogues for f in r["fragments"] for m in f if m["role"] == "user"}
-
-    # written blind, so a stock answer may recur ("не знаю, никогда не проверялась"), never a dialogue
-    assert len({t for t in said(earlier) & said(rows) if len(t) > 12}) <= 1
-
-
-def test_the_seventh_blind_dialogues_are_their_own_set_in_three_languages_and_two_splits():
-    from bench.eval.dialogues import label_keys
-
-    rows = load_jsonl("dialogues_blind7.jsonl")
-    assert len({r["id"] for r in rows}) == len(rows) == 48
-    assert Counter(r["lang"] for r in rows) == {"ru": 16, "en": 16, "zh": 16}
-    assert Counter(r["split"] for r in rows) == {"blind7_tune": 24, "blind7_held": 24}
-    for row in rows:
-        assert {e["section"] for e in row["expected"]} <= {s.value for s in Section}, row["id"]
-        assert set(row["expected_sections"]) <= {s.value for s in SECTIONS_WITH_STATUS}, row["id"]
-        assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
-        assert all(label_keys(e) for e in row["expected"]), row["id"]
-    earlier = [d for n in ("", 2, 3, 4, 5, 6) for d in load_jsonl(f"dialogues_blind{n}.jsonl")]
-    earlier += load_jsonl("dialogues.jsonl")
 
     def said(dialogues):
         return {m["text"] for r in dialogues for f in r["fragments"] for m in f if m["role"] == "user"}
 
     # written blind: a stock answer may recur ("yes thats right", "не знаю, никогда не проверялась"),
     # never two longer turns of one dialogue
-    before = said(earlier)
+    elsewhere = said(d for name in other_files for d in load_jsonl(name))
     for row in rows:
-        assert len({t for t in said([row]) & before if len(t) > 15}) <= 1, row["id"]
+        assert len({t for t in said([row]) & elsewhere if len(t) > 15}) <= 1, row["id"]

@@ -8,6 +8,7 @@ from ..normalize import find_terms, kinds_for, normalize_name
 from .objects import enumeration
 from .text import (
     RELATIVE,
+    SENTENCE_STOP,
     THIRD_PARTY,
     UNCERTAIN,
     UNCERTAIN_LEAD,
@@ -136,16 +137,13 @@ _GUESSED = rx(
 )
 
 
-_SENTENCE_END = rx(r"[.!?;。！？；]+(?:\s|$)|[。！？；]")
-
-
 def guessed(s: Sentence, pos: int) -> bool:
     """The allergy said at ``pos`` is the user's guess ("might be allergic to shellfish, never
     tested"): it is kept, since a suspected allergy is a reason for caution, and said as a guess."""
     # only its own sentence: "penicillin, gives me hives. might be allergic to shellfish too"
     # guesses the shellfish, not the penicillin (an answer comes here as one whole message)
-    start = max((m.end() for m in _SENTENCE_END.finditer(s.low, 0, pos)), default=0)
-    end = next((m.start() for m in _SENTENCE_END.finditer(s.low, pos)), len(s.low))
+    start = max((m.end() for m in SENTENCE_STOP.finditer(s.low, 0, pos)), default=0)
+    end = next((m.start() for m in SENTENCE_STOP.finditer(s.low, pos)), len(s.low))
     clause_start, clause_end = s.clause(pos)
     clause = s.low[max(start, clause_start) : min(end, clause_end)]
     lead = s.low[start : max(start, clause_start)]

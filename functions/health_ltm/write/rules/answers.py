@@ -51,6 +51,7 @@ from .text import (
     NOW_WORDS_ZH,
     RELATIVE,
     RELATIVE_BY_WORD,
+    SENTENCE_STOP,
     Context,
     Draft,
     Sentence,
@@ -278,7 +279,6 @@ _QUIT_VERB = rx(
 )
 _BACK_REFERENCE = rx(r"\s*(?:taking\s+)?(?:it|them|that|его|её|ее|их|это|它|了)\b")
 _LIST_GLUE = rx(r"[\s,;、，/+&-]*(?:and|or|и|или|а\s+также|плюс|和|还有|以及)?[\s,;、，/+&-]*")
-_SENTENCE_END = rx(r"[.!?。！？]")
 _NOW = rx(rf"\b{NOW_WORDS}\b|{NOW_WORDS_ZH}")
 
 
@@ -288,10 +288,10 @@ def _stopped_in_answer(low: str, spans: list[tuple[int, int]], index: int, previ
     a, b = spans[index]
     start = spans[index - 1][1] if index else 0
     pre = low[start:a]
-    sentence = _SENTENCE_END.search(pre)
+    sentence = SENTENCE_STOP.search(pre)
     while sentence:  # only this sentence's words before the name
         pre = pre[sentence.end() :]
-        sentence = _SENTENCE_END.search(pre)
+        sentence = SENTENCE_STOP.search(pre)
     forward = list(_QUIT_FORWARD.finditer(pre))
     if forward and not _NOW.search(pre, forward[-1].end()):  # "used to take A, now only B"
         return True
@@ -300,7 +300,7 @@ def _stopped_in_answer(low: str, spans: list[tuple[int, int]], index: int, previ
             return True
     end = spans[index + 1][0] if index + 1 < len(spans) else len(low)
     post = low[b:end]
-    sentence_end = _SENTENCE_END.search(post)
+    sentence_end = SENTENCE_STOP.search(post)
     post = post[: sentence_end.start()] if sentence_end else post
     last = index + 1 >= len(spans)
     for verb in _QUIT_VERB.finditer(post):
@@ -1262,13 +1262,10 @@ def _terms_with_status(
     return drafts
 
 
-_SENTENCE_BREAK = re.compile(r"[.!?;]+(?=\s|$)|[。！？；]")
-
-
 def _own_sentences(text: str, found: list[tuple[int, int, Term | None]], index: int) -> tuple[int, int]:
     """From the start of item ``index``'s sentence to the start of the first later sentence that
     names another item (or the end): what the answer says about that item alone."""
-    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text)]
+    breaks = [m.end() for m in SENTENCE_STOP.finditer(text)]
 
     def sentence_of(pos: int) -> int:
         return sum(1 for b in breaks if b <= pos)

@@ -137,7 +137,8 @@ class RuleExtractor:
                 )
                 if one_more is not None:
                     for d in answered:  # the evidence quotes what the assistant said, not the reading
-                        d.context_evidence = asked_verbatim if d.context_evidence else d.context_evidence
+                        if d.context_evidence:
+                            d.context_evidence = asked_verbatim
                 drafts += [(d, whole, correction, remember) for d in answered]
                 if asked_verbatim is not None:  # "What dose?" / "10 mg": the drug in focus, or the one asked
                     already = [d for d, _, _, _ in drafts]

@@ -18,6 +18,9 @@ from ...domain.text import fold_in_place
 from ..normalize import find_terms, kinds_for
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])\s*|\n+")  # CJK needs no space
+# Where a sentence stops inside one message (an answer is read as a whole message): a Latin stop
+# before a space or the end, so "2.5 mg" is one sentence; a CJK stop anywhere.
+SENTENCE_STOP = re.compile(r"[.!?;]+(?=\s|$)|[。！？；]")
 # Hard clause boundaries: punctuation and contrast conjunctions ("аллергий нет, а на пенициллин...").
 _CLAUSE_BREAK = re.compile(
     r"[,;:()—–，；：、（）]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s"
