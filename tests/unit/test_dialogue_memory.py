@@ -1723,3 +1723,96 @@ def test_a_decimal_dose_does_not_end_the_sentence_that_stops_a_drug(talk):
     talk.say((A, "What medications are you on?"), (U, "used to take 2.5 mg bisoprolol, now just amlodipine"))
     assert talk.fact(Section.MEDICATIONS, "bisoprolol").status is FactStatus.STOPPED
     assert talk.fact(Section.MEDICATIONS, "amlodipine").status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "section", "status"),
+    [
+        ("以前做过手术吗", "没做过", Section.SURGERIES, SectionStatus.CONFIRMED_ABSENT),
+        ("有没有慢性病 比如糖尿病高血压", "没有", Section.CHRONIC_CONDITIONS, SectionStatus.CONFIRMED_ABSENT),
+        ("有药物过敏吗", "青霉素 打了会起疹子", Section.ALLERGIES, SectionStatus.PRESENT),
+        ("有没有过敏", "不知道 没测过", Section.ALLERGIES, SectionStatus.UNSURE),
+        ("do you have any allergies", "penicillin", Section.ALLERGIES, SectionStatus.PRESENT),
+        ("Thanks. Have you ever had surgery", "never", Section.SURGERIES, SectionStatus.CONFIRMED_ABSENT),
+        ("Есть ли аллергия на лекарства", "нет", Section.ALLERGIES, SectionStatus.CONFIRMED_ABSENT),
+        ("Какие лекарства принимаете", "только эналаприл", Section.MEDICATIONS, SectionStatus.PRESENT),
+    ],
+)
+def test_a_question_asked_without_a_question_mark_is_answered(talk, question, answer, section, status):
+    """Found on the blind7 tune half: chat drops the mark ("抽烟吗", "以前做过手术吗"), and every
+    answer to such a question was lost ("青霉素 打了会起疹子" kept only a rash)."""
+    talk.say((A, question), (U, answer))
+    assert talk.status(section) is status
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "section", "key", "status"),
+    [
+        ("抽烟吗", "以前抽 戒了", Section.LIFESTYLE, "smoking", FactStatus.STOPPED),
+        ("打过新冠疫苗吗", "打了", Section.VACCINATIONS, "covid_19", FactStatus.PRESENT),
+        ("do you smoke", "no", Section.LIFESTYLE, "smoking", FactStatus.ABSENT),
+    ],
+)
+def test_an_unmarked_yes_no_question_takes_a_bare_answer(talk, question, answer, section, key, status):
+    talk.say((A, question), (U, answer))
+    assert talk.fact(section, key).status is status
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "好的，我记下了。多喝水，注意休息",
+        "我先问几个基本问题",
+        "Thanks, noted. Drink plenty of water",
+        "What a relief",
+    ],
+)
+def test_a_statement_without_a_question_is_not_answered_by_a_no(talk, statement):
+    talk.say((A, "Any allergies?"), (U, "penicillin"), (A, statement), (U, "no"))
+    assert talk.fact(Section.ALLERGIES, "penicillin").status is FactStatus.PRESENT
+    assert talk.status(Section.ALLERGIES) is SectionStatus.PRESENT
+    assert not [f for f in talk.memory.facts if f.status is FactStatus.ABSENT]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [("Is that for your thyroid?", "yes, hypothyroidism"), ("是因为甲状腺的问题吗", "嗯 甲减")],
+)
+def test_what_a_drug_is_for_answered_with_a_condition_is_the_users(talk, question, answer):
+    talk.say((A, "What medications do you take?"), (U, "levothyroxine"), (A, question), (U, answer))
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "hypothyroidism").status is FactStatus.PRESENT
+
+
+def test_a_no_to_what_a_drug_is_for_denies_no_condition(talk):
+    talk.say((A, "What medications do you take?"), (U, "bisoprolol"))
+    talk.say((A, "Is that for your thyroid?"), (U, "no"))
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [("What do you take?", "amlodipine, thats it"), ("What are you on?", "just amlodipine")],
+)
+def test_what_do_you_take_asks_for_medications(talk, question, answer):
+    talk.say((A, question), (U, answer))
+    assert talk.keys(Section.MEDICATIONS) == {"amlodipine"}
+
+
+def test_what_you_take_it_for_asks_no_drug(talk):
+    """b7en01: "What do you take it for?" / "underactive thyroid" stored a drug "underactive"."""
+    talk.say((A, "Do you take any medications?"), (U, "levothyroxine"))
+    talk.say((A, "What do you take it for?"), (U, "underactive thyroid"))
+    assert talk.keys(Section.MEDICATIONS) == {"levothyroxine"}
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "hypothyroidism") is not None
+
+
+@pytest.mark.parametrize("answer", ["就是氨氯地平 每天一片5mg", "氨氯地平 每天一片5mg"])
+def test_a_chinese_strength_beside_a_tablet_count_is_the_dose(talk, answer):
+    talk.say((A, "在吃什么药？"), (U, answer))
+    fact = talk.fact(Section.MEDICATIONS, "amlodipine")
+    assert (fact.attributes["dose_value"], fact.attributes["dose_unit"]) == (5.0, "mg")
+
+
+def test_a_bare_sex_answer_in_chinese_is_kept(talk):
+    talk.say((A, "性别？"), (U, "女"))
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == "female"

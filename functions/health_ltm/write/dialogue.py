@@ -24,6 +24,27 @@ _ASKING_OPENER = re.compile(
     r"|назовите|уточните|请告诉|请说|请问|说说)",
     re.IGNORECASE,
 )
+# Chat often drops the mark: "抽烟吗", "什么手术 哪一年", "do you smoke", "есть ли аллергия". Only
+# a sentence's own question form counts, not a word inside a statement ("我先问几个基本问题").
+_ASKS_WITHOUT_MARK = re.compile(
+    r"[吗呢嘛]\s*$"
+    r"|(?<!没)什么|哪(?:年|一年|里|种|些|个|天|次)|几(?!个基本|个问题)|多少|多久|多大|多长|怎么(?!样都)|怎样|如何"
+    r"|有没有|是不是|是否|有无|会不会|要不要"
+    r"|^(?:(?:and|so|also|ok(?:ay)?|great|thanks)[,\s]+)?"
+    r"(?:(?:do|does|did|are|is|was|were|have|has|had|can|could|will|would)\s+(?:you|your|anyone|any|there)\b"
+    r"|(?:any|anything|anyone)\b"
+    r"|(?:what|which)\b(?!\s+an?\b)"
+    r"|how\s+(?:long|often|much|many|old|tall|is|are|was|were|did|do|does|about)\b"
+    r"|(?:when|where|why)\s+(?:did|do|does|was|were|is|are|have|has|will)\b)"
+    r"|\bли\b|^(?:а\s+)?(?:какие|какой|какая|какое|каких|каким|сколько|когда|как\s+(?:давно|часто|долго|вы|у\s+вас)"
+    r"|что\s+(?:вы|у\s+вас|принимаете)|чем|у\s+(?:вас|тебя)\s+(?:есть|был|была|были|бывает|бывают))\b",
+    re.IGNORECASE,
+)
+
+
+def _asking_sentence(sentence: str) -> bool:
+    sentence = sentence.strip()
+    return bool(_QUESTION_END.search(sentence) or _ASKS_WITHOUT_MARK.search(sentence.rstrip(".。 ")))
 
 
 class AnswerShape(StrEnum):
@@ -90,8 +111,9 @@ def asks(message: Message | None) -> bool:
     text = message.text.strip()
     if _QUESTION_END.search(text):
         return True
-    last = re.split(r"(?<=[.!?。！？])\s*", text)
-    return bool(_ASKING_OPENER.search(last[-1] if last[-1].strip() else text))
+    sentences = [p for p in re.split(r"(?<=[.!?。！？])\s*", text) if p.strip()]
+    last = sentences[-1] if sentences else text
+    return bool(_ASKING_OPENER.search(last) or _ASKS_WITHOUT_MARK.search(last.rstrip(".。 ")))
 
 
 # "And you?", "А у вас самих?", "您自己呢？": a question with no topic of its own, asking the user
@@ -206,7 +228,7 @@ def episode_text(messages: Sequence[Message]) -> str:
 def last_question(text: str) -> str:
     """The asking sentence of an assistant turn ("Thanks. Any allergies?" -> "Any allergies?")."""
     parts = [p for p in re.split(r"(?<=[.!。！])\s*", text.strip()) if p.strip()]
-    asking = [p for p in parts if _QUESTION_END.search(p)]
+    asking = [p for p in parts if _asking_sentence(p)]
     return (asking[-1] if asking else parts[-1] if parts else text).strip()
 
 

@@ -28,6 +28,7 @@ from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import REMEDY_TAKEN
 from .allergies import _reaction as allergy_reaction
 from .chinese import ZH_HE_SHE, zh_dose, zh_number, zh_relative
+from .chinese import _med_details as zh_med_details
 from .chinese import _reaction as zh_reaction
 from .chinese import _who as zh_who
 from .conditions import (
@@ -87,6 +88,8 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
             # "Anything else you take?", "Which inhaler?", "还用什么喷剂？"
             r"|\banything\s+else\s+(?:that\s+)?(?:you\s+|do\s+you\s+)?(?:take|use)\b|\bwhat\s+else\s+do\s+you\s+(?:take|use)\b"
             r"|\binhalers?\b|\bingalers?\b|ингалятор|吸入剂|喷剂|喷雾剂"
+            # "What do you take?", "What are you on?"
+            r"|\bwhat\s+(?:do|did|are|else\s+do)\s+you\s+(?:take|taking|use|using|on)\b(?!\s+(?:it|that|this|them)\s+for)|\bare\s+you\s+on\s+anything\b"
         ),
     ),
     (
@@ -232,7 +235,8 @@ _ITEM_LEAD = rx(
     r"|i\s+(?:took|tried|used|had)|i've\s+(?:tried|taken|used|been\s+taking)|been\s+taking|taking|using)\s+)+"
 )
 _NOT_A_NAME = word_set(
-    "yes no yeah nope just only that's it that all thanks thank you sure okay ok well um uh hmm maybe "
+    "yes no yeah nope just only that's thats it its it's that all thanks thank you sure okay ok well um uh "
+    "hmm maybe "
     "да нет ну вроде только всё все это так спасибо кажется наверное may be pretty much nothing else "
     "anything night morning evening day daily week weekends weekend sometimes occasionally usually know "
     "утром вечером днем днём ночью утро вечер ночь сном обед обеда завтрака ужина bedtime "
@@ -526,6 +530,8 @@ _ASKS_INDICATION = rx(
     # a bare "По какому поводу?" after the drugs: what they are taken for
     r"|^\W*(?:а\s+)?(?:это\s+)?по\s+какому\s+поводу(?:\s+это)?\W*$"
     r"|治什么|治疗什么|(?:为|因为)什么(?:病)?(?:吃|用|开)的|(?:吃|用)(?:它|这个药|这药)?(?:是)?为了什么|用来治|什么用的"
+    # "Is that for your thyroid?" / "yes, hypothyroidism", "是因为甲状腺的问题吗" / "嗯 甲减"
+    r"|\b(?:is|was|are)\s+(?:it|that|this|they|those)\s+for\s+(?:your|the|a)\b|是因为.{0,8}(?:问题|毛病)"
 )
 # ... of a drug the question names: "По какому поводу эутирокс?", "What do you take the metformin for?"
 _ASKS_INDICATION_OF = rx(
@@ -1433,6 +1439,11 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool, ctx: Cont
             next_start = found[index + 1][0] if index + 1 < len(found) else len(text)
             sentence = Sentence(text, low, ())
             attributes, _ = details(sentence, a, b, next_start, found[index - 1][1] if index else 0)
+            if "dose_value" not in attributes and CJK.search(text, b, next_start):
+                # "就是氨氯地平 每天一片5mg": the dose written the Chinese way
+                previous_end = found[index - 1][1] if index else 0
+                zh_attributes, _ = zh_med_details(sentence, a, b, next_start, previous_end)
+                attributes = {**zh_attributes, **attributes}
             attributes = _own_details(attributes, low, b, next_start)
             if normalized.code:
                 attributes["atc_code"] = normalized.code

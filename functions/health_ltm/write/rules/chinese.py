@@ -974,12 +974,15 @@ def _med_status(s: Sentence, cue: _Cue | None, a: int, b: int) -> FactStatus | N
     return cue.status
 
 
+_COUNT_UNITS = ("tablets", "capsules", "drops", "puffs")  # how many, not how strong
+
+
 def zh_dose(text: str, strength_first: bool = False) -> tuple[float, str] | None:
     """The first dose written the Chinese way in ``text`` ("100毫克", "半片"): value and unit; with
     ``strength_first`` a strength wins over a count ("一天一片，5毫克": 5 mg)."""
     doses = [dose for m in _DOSE.finditer(text) if (dose := _dose_value(m))]
     if strength_first:
-        doses.sort(key=lambda dose: dose[1] in ("tablets", "capsules", "drops", "puffs"))
+        doses.sort(key=lambda dose: dose[1] in _COUNT_UNITS)
     return doses[0] if doses else None
 
 
@@ -998,6 +1001,7 @@ def _med_details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) ->
     scope_end = min(next_start, len(s.text))
     last = b
     for window in ((b, scope_end), (max(prev_end, clause_start), a)):
+        found = []
         for m in _DOSE.finditer(s.low, *window):
             if (
                 re.match(r"[天日周次]", s.low[m.end() : m.end() + 1])
@@ -1006,9 +1010,13 @@ def _med_details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) ->
                 continue  # "一天两次" counts times, it is no dose
             dose = _dose_value(m)
             if dose:
-                attributes.update(dose_value=dose[0], dose_unit=dose[1])
-                last = max(last, m.end())
-                break
+                found.append((dose, m.end()))
+        # "每天一片5mg": the strength is the dose, the count only how it is taken
+        found.sort(key=lambda item: item[0][1] in _COUNT_UNITS)
+        if found:
+            (value, unit), end = found[0]
+            attributes.update(dose_value=value, dose_unit=unit)
+            last = max(last, end)
         if "dose_value" in attributes:
             break
     scope = s.low[clause_start:scope_end]

@@ -146,11 +146,15 @@ class RuleExtractor:
                         (d, whole, correction, remember)
                         for d in followups.dose_answer(asked_verbatim, message.text, already)
                     ]
-                    if not any(d.section is Section.DEMOGRAPHICS and d.hint == "sex" for d in already):
-                        drafts += [  # "Are you male or female?" / "female, 41"
-                            (d, whole, correction, remember)
-                            for d in demographics.sex_answer(asked_verbatim, message.text)
+                    sex = demographics.sex_answer(asked_verbatim, message.text)
+                    if sex:  # "Are you male or female?" / "female, 41", "性别？" / "女": read as the
+                        # answer, which a bare "女" said unasked is too short to be
+                        drafts = [
+                            x
+                            for x in drafts
+                            if not (x[0].section is Section.DEMOGRAPHICS and x[0].hint == "sex")
                         ]
+                        drafts += [(d, whole, correction, remember) for d in sex]
                 if question is not None and not carried:  # "Have you started the losartan?" / "yep"
                     already = [d for d, _, _, _ in drafts]
                     drafts += [
