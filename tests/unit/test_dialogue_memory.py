@@ -1816,3 +1816,40 @@ def test_a_chinese_strength_beside_a_tablet_count_is_the_dose(talk, answer):
 def test_a_bare_sex_answer_in_chinese_is_kept(talk):
     talk.say((A, "性别？"), (U, "女"))
     assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == "female"
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "put_right", "wrong", "right"),
+    [
+        ("Any allergies?", "penicillin", "wait no, it was amoxicillin", "penicillin", "amoxicillin"),
+        ("Any allergies?", "penicillin", "sorry, I mean amoxicillin", "penicillin", "amoxicillin"),
+        ("Аллергия есть?", "на пенициллин", "ой, нет, на амоксициллин", "penicillin", "amoxicillin"),
+        ("有药物过敏吗？", "青霉素", "不对，是阿莫西林", "penicillin", "amoxicillin"),
+    ],
+)
+def test_a_message_that_puts_the_previous_one_right_replaces_its_name(
+    talk, question, first, put_right, wrong, right
+):
+    """Found talking to the local stack: "penicillin" / "wait no, it was amoxicillin" kept both."""
+    talk.say((A, question), (U, first), (U, put_right))
+    assert talk.keys(Section.ALLERGIES) == {right}
+    assert talk.fact(Section.ALLERGIES, wrong) is None
+
+
+def test_a_name_said_again_while_putting_right_is_kept(talk):
+    talk.say((A, "Any allergies?"), (U, "penicillin"), (U, "sorry no, penicillin and also cats"))
+    assert talk.keys(Section.ALLERGIES) == {"penicillin", "cat_dander"}
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "put_right"),
+    [
+        ("What do you take?", "lisinopril 5 mg", "sorry, I mean 10 mg"),
+        ("What do you take?", "lisinopril 5 mg", "sorry, 10 mg"),
+        ("Что принимаете?", "лизиноприл 5 мг", "ой, 10 мг"),
+        ("吃什么药？", "赖诺普利 5毫克", "不对，是10毫克"),
+    ],
+)
+def test_a_dose_put_right_in_the_next_message_is_the_dose(talk, question, first, put_right):
+    talk.say((A, question), (U, first), (U, put_right))
+    assert talk.fact(Section.MEDICATIONS, "lisinopril").attributes["dose_value"] == 10.0

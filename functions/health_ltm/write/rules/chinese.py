@@ -1001,7 +1001,7 @@ def _med_details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) ->
     scope_end = min(next_start, len(s.text))
     last = b
     for window in ((b, scope_end), (max(prev_end, clause_start), a)):
-        found = []
+        found: list[tuple[tuple[float, str], int]] = []
         for m in _DOSE.finditer(s.low, *window):
             if (
                 re.match(r"[天日周次]", s.low[m.end() : m.end() + 1])
@@ -1014,8 +1014,8 @@ def _med_details(s: Sentence, a: int, b: int, next_start: int, prev_end: int) ->
         # "每天一片5mg": the strength is the dose, the count only how it is taken
         found.sort(key=lambda item: item[0][1] in _COUNT_UNITS)
         if found:
-            (value, unit), end = found[0]
-            attributes.update(dose_value=value, dose_unit=unit)
+            (amount, unit), end = found[0]
+            attributes.update(dose_value=amount, dose_unit=unit)
             last = max(last, end)
         if "dose_value" in attributes:
             break

@@ -209,6 +209,12 @@ class RuleExtractor:
             current += _put_right(out, current, message.text)
             voided_here = [i for i in current if out[i].retracted]
             current += _meant_instead(out, taken_back + voided_here, message.text)
+            said_here = {
+                (d.section, normalize_name(d.section, d.name, d.hint).key)
+                for d, _, _, _ in drafts
+                if not d.retracted
+            }
+            _replace_previous(out, previous_message, said_here, message.text)
             previous_message = current or previous_message
         return out
 
@@ -387,6 +393,34 @@ def _put_right(out: list[Assertion], current: list[int], text: str) -> list[int]
 _ABOUT = rx(r"[\s,]*(?:about|re|regarding|насч[её]т|про|关于|那个)\b|[\s,]*(?:关于|那个)")
 # "Scratch that, I meant tramadol", "забудь, я имела в виду ибупрофен", "说错了，我是说布洛芬"
 _MEANT = rx(r"\b(?:i\s+)?meant\b|\bi\s+mean\b|\bимел[аи]?\s+в\s+виду\b|我是说|我指的是|应该是")
+
+
+# A message that opens by putting the previous one right: "penicillin" / "wait no, it was
+# amoxicillin", "sorry, I mean amoxicillin", "ой, нет, на амоксициллин", "不对，是阿莫西林".
+_REPLACES_PREVIOUS = rx(
+    r"^\W*(?:(?:wait,?\s+no|no,?\s+sorry|sorry,?\s+no|sorry,?\s+i\s+mean[t]?|i\s+meant|my\s+(?:mistake|bad)"
+    r"|ой,?\s+нет|нет,?\s+(?:точнее|вернее|стоп|погоди\w*|подожди\w*)|точнее|вернее|ошиб(?:ся|лась))\b"
+    r"|不对|说错了|搞错了|记错了)"
+)
+
+
+def _replace_previous(
+    out: list[Assertion], previous: list[int], said: set[tuple[Section, str]], text: str
+) -> None:
+    """The previous message's names in the sections this message (``said``: its names) names again
+    are taken back when it opens by putting the previous one right; a name said in both stays."""
+    low = fold_in_place(text)
+    if not _REPLACES_PREVIOUS.match(low):
+        return
+    sections = {section for section, _ in said if section in _NAMED}
+    for i in previous:
+        if out[i].retracted or out[i].section not in sections:
+            continue
+        name = out[i].name
+        if name and fold_in_place(name) in low:
+            continue  # "sorry no, penicillin and also cats": said again, kept
+        if (out[i].section, _key(out[i])) not in said:
+            out[i] = out[i].model_copy(update={"retracted": True})
 
 
 def _meant_instead(out: list[Assertion], voided: list[int], text: str) -> list[int]:

@@ -88,10 +88,10 @@ _VALUE_CORRECTION = rx(
     r"(?P<new>\d+(?:[.,]\d+)?)\s*(?:mg|мг|mcg|мкг)?\s*,?\s*(?:not|а\s+не)\s+(?P<old>\d+(?:[.,]\d+)?)\b"
     r"|\bне\s+(?P<old2>\d+(?:[.,]\d+)?)\s*(?:мг)?\s*,?\s*а\s+(?P<new2>\d+(?:[.,]\d+)?)"
     r"|是(?P<new3>\d+)(?:毫克|mg)?[，,]?\s*不是(?P<old3>\d+)|不是(?P<old4>\d+)(?:毫克|mg)?[，,]?\s*是(?P<new4>\d+)"
-    r"|\bi\s+meant\s+(?P<new5>\d+(?:[.,]\d+)?)"
+    r"|\bi\s+mean[t]?\s+(?P<new5>\d+(?:[.,]\d+)?)"
     # "sorry I misspoke, 75 mg", "ой, точнее 75 мг", "我说错了，是850"
-    r"|(?:\bmisspoke|\boops|\bmy\s+bad|\bcorrection|\bточнее|\bвернее|\bоговорил\w*)[\s,:—–-]*(?P<new6>\d+(?:[.,]\d+)?)\s*(?:mg|мг|mcg|мкг)\b"
-    r"|说错了[，,\s]*(?:应该)?是?(?P<new7>\d+(?:\.\d+)?)\s*(?:毫克|mg|微克)"
+    r"|(?:\bmisspoke|\boops|\bmy\s+bad|\bcorrection|\bsorry|\bточнее|\bвернее|\bоговорил\w*|\bой)[\s,:—–-]*(?P<new6>\d+(?:[.,]\d+)?)\s*(?:mg|мг|mcg|мкг)\b"
+    r"|(?:说错了|不对)[，,\s]*(?:应该)?是?(?P<new7>\d+(?:\.\d+)?)\s*(?:毫克|mg|微克)"
 )
 # Numbers that are an age, a weight or a height, not a dose ("мне не 40, а 45 лет").
 _NOT_A_DOSE = rx(
