@@ -370,7 +370,7 @@ def _answered(
 # lisinopril because of the cough", "бросил, от него тошнило", "停了，吃了就头晕"): the symptom
 # is why the drug was stopped, not a complaint of the present, so it becomes the stop's reason.
 _CAUSED_BY_DRUG = rx(
-    r"\b(?:made|makes|making|gave|gives|giving|caused|causing|left)\s+me\b|\bbecause\b|\bdue\s+to\b"
+    r"\b(?:made|makes|making|gave|gives|giving|caused|causing|left)\s+(?:me|my)\b|\bbecause\b|\bdue\s+to\b"
     r"|\bside[\s-]?effects?\b|\bот\s+(?:него|неё|нее|них|этого|этих|таблет\w*|препарат\w*)\b"
     r"|\bиз-за\b|\bпотому\s+что\b|\bпобочк\w*|\bвызыва\w*|副作用|因为|吃了(?:就|会|以后|之后|后)|导致|引起"
     r"|\bupset(?:s|ting)?\s+my\b|\bcould(?:n'?t|\s+not)\s+(?:deal|cope|stand|tolerate|handle)\b|\bне\s+(?:мог\w*|смог\w*)\s+(?:терпеть|переносить)"
@@ -382,9 +382,11 @@ _REASON_ITSELF = rx(
     r"side[\s-]?effects?|upset|побочк|副作用|could(?:n'?t|\s+not)|не\s+(?:мог|смог)|плохо\s+переносил|受不了|不耐受"
     r"|(?:肝|肾)功能|\bdue\s+to\b|\bbecause\b|\bиз-за\b|\bпотому\s+что\b|因为"
 )
+# "it made my ankles swell": what the drug did, in the user's words, though no symptom is named
+_CAUSED_TO_ME = rx(r"(?:made|makes|making|gave|gives|giving|caused|causing|left)\s+(?:me|my)\b")
 # The same cause said in the sentence after the stop: "I stopped it. It made me dizzy."
 _CAUSED_BY_IT = rx(
-    r"^\s*(?:it|they|that|which|the\s+\w+)\s+(?:made|makes|gave|gives|caused|was\s+making|kept\s+making)\s+me\b"
+    r"^\s*(?:it|they|that|which|the\s+\w+)\s+(?:made|makes|gave|gives|caused|was\s+making|kept\s+making)\s+(?:me|my)\b"
     r"|^\s*(?:от\s+(?:него|неё|нее|них)|он[ои]?\s+вызывал\w*)\b|^\s*吃了(?:就|会|以后|之后|后)"
 )
 
@@ -423,7 +425,8 @@ def side_effects_of_stop(s: Sentence, found: list[Draft], previous: list[Draft])
     else:  # a symptom no rule reads as the present ("из-за тошноты", "от него был сухой кашель")
         other = _OTHER_CLAUSE.search(s.low, cue.end())
         terms = find_terms(("symptom",), s.text[cue.end() : other.start() if other else len(s.text)])
-        if not terms and _REASON_ITSELF.match(s.low, cue.start()) and stops[0].span[0] < cue.start():
+        reason_said = _REASON_ITSELF.match(s.low, cue.start()) or _CAUSED_TO_ME.match(s.low, cue.start())
+        if not terms and reason_said and stops[0].span[0] < cue.start():
             end = (
                 other.start() if other else len(s.text)
             )  # the reason in the user's words, to its clause's end
