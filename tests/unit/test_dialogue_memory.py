@@ -1859,3 +1859,167 @@ def test_a_name_said_again_while_putting_right_is_kept(talk):
 def test_a_dose_put_right_in_the_next_message_is_the_dose(talk, question, first, put_right):
     talk.say((A, question), (U, first), (U, put_right))
     assert talk.fact(Section.MEDICATIONS, "lisinopril").attributes["dose_value"] == 10.0
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "status"),
+    [
+        ("Do you exercise regularly?", "not really", FactStatus.ABSENT),
+        ("Занимаетесь спортом?", "нет", FactStatus.ABSENT),
+        ("平时运动吗？", "不怎么运动", FactStatus.ABSENT),
+        ("Do you exercise?", "yes", FactStatus.PRESENT),
+    ],
+)
+def test_a_yes_or_no_to_exercise_is_kept(talk, question, answer, status):
+    """Found on the blind7 tune half: "Do you exercise regularly?" / "not really" kept nothing, and
+    "不怎么运动" ("hardly exercise") was kept as exercise."""
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.LIFESTYLE, "physical_activity").status is status
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Does anyone in your family have heart disease, diabetes or cancer?", "no idea tbh, im adopted"),
+        ("Does anyone in your family have heart disease?", "not sure, I'm adopted"),
+        ("У родственников были диабет, рак, болезни сердца?", "не знаю"),
+        ("家里人有糖尿病、高血压或者癌症吗？", "不知道，我是领养的"),
+    ],
+)
+def test_not_knowing_the_familys_illnesses_makes_family_history_unsure(talk, question, answer):
+    talk.say((A, question), (U, answer))
+    assert talk.status(Section.FAMILY_HISTORY) is SectionStatus.UNSURE
+
+
+def test_not_knowing_one_relatives_one_illness_leaves_family_history_unknown(talk):
+    talk.say((A, "Does your mother have diabetes?"), (U, "not sure"))
+    assert talk.status(Section.FAMILY_HISTORY) is SectionStatus.UNKNOWN
+
+
+def test_a_restatement_with_a_decimal_dose_is_confirmed(talk):
+    """b7en05: the summary was cut at "2.5", so "yes thats right" confirmed "5 mg for high blood pressure"."""
+    talk.say(
+        (A, "Sure. Earlier you mentioned you take bisoprolol 2.5 mg for high blood pressure. Is that right?"),
+        (U, "yes thats right"),
+    )
+    bisoprolol = talk.fact(Section.MEDICATIONS, "bisoprolol")
+    assert bisoprolol.status is FactStatus.ACTIVE and bisoprolol.attributes["dose_value"] == 2.5
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "hypertension").status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "у меня аллергия на пенициллин, ой нет, не то, на цефтриаксон. от него отёк был в больнице",
+        "I'm allergic to penicillin, oh no sorry, to ceftriaxone",
+        "у меня аллергия на пенициллин, ой, нет, на цефтриаксон",
+    ],
+)
+def test_a_name_taken_back_for_another_in_one_sentence_is_replaced(talk, said):
+    talk.say((U, said))
+    assert talk.keys(Section.ALLERGIES) == {"ceftriaxone"}
+
+
+@pytest.mark.parametrize(
+    ("said", "section", "expected"),
+    [
+        # a story after the take-back is read as it is, never as the name meant instead
+        (
+            "I'm on warfarin, no wait, I was on warfarin, they switched me to apixaban",
+            Section.MEDICATIONS,
+            {"warfarin": FactStatus.STOPPED, "apixaban": FactStatus.ACTIVE},
+        ),
+        ("I take metformin — no wait, my doctor wants me to try ozempic", Section.MEDICATIONS, {}),
+        ("I take ibuprofen, no wait, should I take paracetamol instead?", Section.MEDICATIONS, {}),
+        (
+            "I'm allergic to penicillin, no wait, that's my brother who is allergic to penicillin",
+            Section.ALLERGIES,
+            {},
+        ),
+        ("у меня аллергия на пенициллин, ой нет, это у сына, на амоксициллин", Section.ALLERGIES, {}),
+    ],
+)
+def test_what_follows_a_take_back_is_no_name_meant_instead(talk, said, section, expected):
+    talk.say((U, said))
+    assert {f.key: f.status for f in talk.memory.facts if f.section is section} == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Курите?", "ой нет, что вы"),
+        ("Do you smoke?", "no wait, I quit last year"),
+        ("Do you smoke?", "oh no, never"),
+    ],
+)
+def test_a_no_to_the_next_question_takes_no_earlier_answer_back(talk, question, answer):
+    """ "Аллергия есть?" / "на пенициллин" / "Курите?" / "ой нет, что вы" lost the penicillin allergy."""
+    talk.say((A, "Any allergies?"), (U, "penicillin"), (A, question), (U, answer))
+    assert talk.fact(Section.ALLERGIES, "penicillin").status is FactStatus.PRESENT
+
+
+def test_scratch_that_is_no_allergen(talk):
+    talk.say((A, "Any allergies?"), (U, "penicillin"), (U, "scratch that"))
+    assert not talk.keys(Section.ALLERGIES)
+
+
+@pytest.mark.parametrize(
+    ("said", "key"),
+    [
+        ("前两天被生锈的钉子扎了脚 去医院打了破伤风", "diphtheria_tetanus"),
+        ("乙肝小时候打过", "hepatitis_b"),
+        ("我去年把九价hpv三针都打完了", "hpv"),
+        ("found my records: also did the full hep b course for work in 2024, all 3 doses", "hepatitis_b"),
+        ("гепатит б в детстве ставили", "hepatitis_b"),
+    ],
+)
+def test_a_vaccine_said_by_its_disease_and_the_word_for_giving_it_is_kept(talk, said, key):
+    """Found on the blind7 tune half: "гепатит б в детстве ставили" was a hepatitis the user had."""
+    talk.say((U, said))
+    assert talk.fact(Section.VACCINATIONS, key).status is FactStatus.PRESENT
+    assert not talk.keys(Section.CHRONIC_CONDITIONS) | talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+@pytest.mark.parametrize(
+    ("said", "key"),
+    [("得了流感 打了三天针", "influenza"), ("мне ставили диагноз гепатит б", "hepatitis_b")],
+)
+def test_an_illness_treated_or_diagnosed_is_no_vaccine(talk, said, key):
+    talk.say((U, said))
+    assert not talk.keys(Section.VACCINATIONS)
+    assert key in talk.keys(Section.CHRONIC_CONDITIONS) | talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+@pytest.mark.parametrize(
+    ("said", "taken"),
+    [
+        ("у меня бронхиальная астма с детства, сальбутамол по необходимости", {"salbutamol"}),
+        ("ventolin as needed", {"salbutamol"}),
+        ("my son has asthma, ventolin as needed", set()),
+        ("is ventolin as needed ok?", set()),
+    ],
+)
+def test_a_reliever_said_as_needed_is_a_drug_taken(talk, said, taken):
+    talk.say((U, said))
+    assert talk.keys(Section.MEDICATIONS) == taken
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "more", "key", "dose"),
+    [
+        ("Что принимаете постоянно?", "бисопролол 5 мг утром", "и аллапуринол 100", "allopurinol", 100.0),
+        ("What do you take?", "lisinopril 10 mg every morning", "and metformine 500", "metformin", 500.0),
+    ],
+)
+def test_a_message_that_goes_on_with_the_list_answers_the_question_too(
+    talk, question, first, more, key, dose
+):
+    """b7ru01: "и аллапуринол 100" after a four-word answer was read as no answer at all."""
+    talk.say((A, question), (U, first), (U, more))
+    assert talk.fact(Section.MEDICATIONS, key).attributes["dose_value"] == dose
+    assert len(talk.keys(Section.MEDICATIONS)) == 2
+
+
+def test_a_homophone_typo_of_a_chinese_drug_name_is_the_drug(talk):
+    talk.say((U, "上个月查出来2型糖尿病 医生开了二甲双瓜 一天两次 一次500mg"))
+    assert "metformin" in talk.keys(Section.MEDICATIONS)

@@ -111,7 +111,7 @@ def asks(message: Message | None) -> bool:
     text = message.text.strip()
     if _QUESTION_END.search(text):
         return True
-    sentences = [p for p in re.split(r"(?<=[.!?。！？])\s*", text) if p.strip()]
+    sentences = [p for p in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", text) if p.strip()]
     last = sentences[-1] if sentences else text
     return bool(_ASKING_OPENER.search(last) or _ASKS_WITHOUT_MARK.search(last.rstrip(".。 ")))
 
@@ -166,8 +166,15 @@ def question_of(messages: Sequence[Message], index: int) -> Message | None:
 def _question_of(messages: Sequence[Message], index: int) -> Message | None:
     j = index - 1
     # Later messages of one answer burst answer it too, when what came before was short
-    # ("Any allergies?" / "yes" / "penicillin"); a new long statement is no answer.
-    while j >= 0 and messages[j].role is Role.USER and index - j <= 3 and len(messages[j].text.split()) <= 3:
+    # ("Any allergies?" / "yes" / "penicillin"), or a list item when this one goes on with the
+    # list ("бисопролол 5 мг утром" / "и аллопуринол 100"); a new long statement is no answer.
+    longest = 6 if _GOES_ON.match(fold_in_place(messages[index].text)) else 3
+    while (
+        j >= 0
+        and messages[j].role is Role.USER
+        and index - j <= 3
+        and len(messages[j].text.split()) <= longest
+    ):
         if _answered_in_full(messages[j].text) and not _amends(messages[index].text):
             # "Any allergies?" / "no" / "I tried ibuprofen for the pain": the bare "no" answered
             # the question; the story after it is the user's own, not a list of allergies.
@@ -180,6 +187,10 @@ def _question_of(messages: Sequence[Message], index: int) -> Message | None:
     if j >= 2 and len(messages[j].text.split()) <= 6 and asks_back(messages[j - 1]) and asks(messages[j - 2]):
         return messages[j - 2]
     return None
+
+
+# A message that adds to the list of the one before: "и аллопуринол 100", "and metformin 500"
+_GOES_ON = re.compile(r"^\W*(?:and|also|plus|и|ещё|еще|а\s+также|плюс|还有|以及|和)(?=\s|\W|[^\W\d_])", re.I)
 
 
 def _answered_in_full(text: str) -> bool:
@@ -227,7 +238,7 @@ def episode_text(messages: Sequence[Message]) -> str:
 
 def last_question(text: str) -> str:
     """The asking sentence of an assistant turn ("Thanks. Any allergies?" -> "Any allergies?")."""
-    parts = [p for p in re.split(r"(?<=[.!。！])\s*", text.strip()) if p.strip()]
+    parts = [p for p in re.split(r"(?<=[.!])\s+|(?<=[。！])\s*", text.strip()) if p.strip()]
     asking = [p for p in parts if _asking_sentence(p)]
     return (asking[-1] if asking else parts[-1] if parts else text).strip()
 

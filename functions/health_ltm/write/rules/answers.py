@@ -227,7 +227,8 @@ _TOPIC_OPENER = rx(
 )
 _ITEM_SPLIT = re.compile(r",|;|\s+(?:и|или|а\s+также|and|or|plus|as\s+well\s+as)\s+|\s*[/&+、，和及]\s*")
 _ITEM_LEAD = rx(
-    r"^(?:(?:just|only|only\s+a|a|an|the|my|some|also|baby|low-?dose|daily|just\s+a|только|лишь|разве\s+что"
+    r"^(?:(?:just|only|only\s+a|a|an|the|my|some|also|and|plus|и|а\s+также|плюс|baby|low-?dose|daily|just\s+a"
+    r"|только|лишь|разве\s+что"
     r"|ещё|еще|также|тоже|иногда|sometimes|occasionally|usually|mostly|mainly|daily|every\s+day"
     r"|i\s+take|i'm\s+on|i\s+am\s+on|i\s+use|принимаю|пью|на|to|from|只有|只|就|还有|吃"
     # "пила цитрамон", "took some advil", "tried tylenol": a verb before the name
@@ -245,7 +246,10 @@ _NOT_A_NAME = word_set(
     "again still then when what which who how why where because about after before since while with "
     "он она они оно это эти тот та там тут здесь потом сейчас пока тоже ещё еще раз два три "
     # words that amend an answer ("wait, actually penicillin", "ой, точнее пыль")
-    "wait actually oops sorry correction rather except хотя точнее вернее стоп погоди подожди вообще-то кроме"
+    "wait actually oops sorry correction rather except хотя точнее вернее стоп погоди подожди вообще-то "
+    "кроме "
+    # a take-back is no name ("scratch that" stored an allergy to "scratch")
+    "scratch strike forget ignore nevermind забудь забудьте отбой"
 )
 _ALCOHOL_HOW = [
     (rx(r"weekend|по\s+выходным|周末"), "weekends"),
@@ -370,7 +374,7 @@ def _elliptic(text: str, question: Question) -> Question:
     if not _ELLIPTIC.match(low) or len(asked.split()) > 6:
         return question
     before = text[: text.rfind(asked)] if asked in text else ""
-    intro = [p for p in re.split(r"(?<=[.!。！])\s*", before.strip()) if p.strip()]
+    intro = [p for p in re.split(r"(?<=[.!])\s+|(?<=[。！])\s*", before.strip()) if p.strip()]
     if not intro:
         return question
     topical = _read_question(intro[-1])
@@ -1062,6 +1066,9 @@ def _section_draft(section: Section, answer: str, kind: AssertionKind) -> Draft:
 _BREASTFEEDING = rx(r"breast-?\s?fe|nursing|кормлю|кормящ|грудн\w*\s+вскармлив|грудью|哺乳|喂奶|母乳")
 
 
+_YES_NO_HABITS = ("smoking", "alcohol", "coffee", "physical_activity")
+
+
 def _slot_answer(subject: Subject, answer: str, yes: bool) -> Draft | None:
     """A yes or no to "Do you smoke?", "Do you drink?", "Are you pregnant?"."""
     if subject.slot == "pregnancy":
@@ -1076,7 +1083,7 @@ def _slot_answer(subject: Subject, answer: str, yes: bool) -> Draft | None:
             status=FactStatus.PRESENT,
             attributes={"pregnancy": value},
         )
-    if subject.section is Section.LIFESTYLE and subject.slot in ("smoking", "alcohol", "coffee"):
+    if subject.section is Section.LIFESTYLE and subject.slot in _YES_NO_HABITS:
         return _draft(
             Section.LIFESTYLE,
             answer,
@@ -1088,10 +1095,19 @@ def _slot_answer(subject: Subject, answer: str, yes: bool) -> Draft | None:
     return None
 
 
+# "no idea tbh, im adopted": the family's history is unknown to the user, whatever was asked of it
+_ADOPTED = rx(r"\badopted\b|при[её]мн\w*|усынов\w*|удочер\w*|领养|收养|抱养")
+
+
 def _unsure(question: Question, answer: str) -> list[Draft]:
     drafts = []
     for subject in question.subjects:
-        if subject.section in SECTIONS_WITH_STATUS and not subject.terms and not question.partial:
+        whole = not subject.terms
+        if subject.section is Section.FAMILY_HISTORY and subject.relative in (None, Relative.OTHER):
+            # "Does anyone in your family have heart disease, diabetes or cancer?" / "no idea":
+            # a screening of the family, not of one condition
+            whole = whole or len(subject.terms) >= 2 or bool(_ADOPTED.search(fold_in_place(answer)))
+        if subject.section in SECTIONS_WITH_STATUS and whole and not question.partial:
             drafts.append(_section_draft(subject.section, answer, AssertionKind.SECTION_UNSURE))
     return drafts
 

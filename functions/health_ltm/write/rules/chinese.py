@@ -1644,13 +1644,30 @@ _VACCINE_NOT_YET = re.compile(
 )
 
 
+# Had, not given: "得了流感", "感染过乙肝"
+_HAD_DISEASE = re.compile(r"(?:得|患|感染|染上|查出)(?:了|过)?[^，。,]{0,2}$")
+
+
+def _given_right_by(s: Sentence, term: Term, cue: re.Match[str]) -> bool:
+    """The vaccine's disease said right by the word for giving it ("去医院打了破伤风", "乙肝小时候
+    打过", "九价hpv三针都打完了"): a shot of it, without 疫苗 after the name."""
+    if _HAD_DISEASE.search(s.low, max(0, term.start - 5), term.start):
+        return False
+    if 0 <= term.start - cue.end() <= 1:  # "打了破伤风", "接种了 hpv"
+        return True
+    between = s.low[term.end : cue.start()]
+    return 0 <= cue.start() - term.end <= 5 and "天" not in between  # "乙肝小时候打过", "hpv三针都打完"
+
+
 def _vaccinations(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[str] = set()
     for term in _terms(("vaccine",), s):
         c_start, c_end = s.clause(term.start)
         cue = _VACCINE_GIVEN.search(s.low, c_start, c_end)
-        if cue is None or not _VACCINE_WORD.search(s.low, term.start, c_end) or term.entry.key in seen:
+        if cue is None or term.entry.key in seen:
+            continue
+        if not _VACCINE_WORD.search(s.low, term.start, c_end) and not _given_right_by(s, term, cue):
             continue  # "得了流感 打了三天针": a flu treated, no vaccine
         first = min(cue.start(), term.start)
         if (
@@ -1978,7 +1995,11 @@ _DIET = [
     (re.compile(r"轻断食|间歇性断食"), FactStatus.PRESENT, "intermittent fasting"),
 ]
 _ACTIVITY = [
-    (re.compile(r"(?:不|很少|从不|没有?)(?:运动|锻炼|健身)"), FactStatus.ABSENT, "none"),
+    (
+        re.compile(r"(?:不怎么|不太|不常|几乎不|基本不|不|很少|从不|没有?|没怎么)(?:运动|锻炼|健身)"),
+        FactStatus.ABSENT,
+        "none",
+    ),
     (re.compile(r"跑步|慢跑|夜跑|晨跑"), FactStatus.PRESENT, "running"),
     # ball games and other sports played as a habit ("每周打两次篮球", "周末踢足球")
     (re.compile(r"篮球"), FactStatus.PRESENT, "basketball"),

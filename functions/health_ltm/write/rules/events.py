@@ -48,7 +48,11 @@ _HAD_PROCEDURE = rx(
 _VACCINE_CUE = rx(
     r"\bприв(?:ивк\w*|ился|илась|ились|ит\w*|ивал\w*|ивали|иться)\b|\bвакцин\w*|\bревакцин\w*|\bvaccin\w*"
     r"|\bshots?\b|\bjabs?\b|\bbooster\b|\bimmuni[sz]\w*|\binoculat\w*"
+    # "did the full hep b course, all 3 doses", "гепатит б в детстве ставили" (a vaccine is "put")
+    r"|\b(?:course|series)\b|\bdoses\b|\b(?:по)?став(?:или|ила|ил|ят)\b"
 )
+# "диагноз гепатит ставили": a diagnosis is "put" too
+_DIAGNOSIS_PUT = rx(r"\bдиагноз\w*")
 _DOSE_NUMBER = rx(
     r"\b(?P<n>перв\w*|втор\w*|трет\w*|1|2|3|first|second|third)(?:-?(?:ю|й|ую))?"
     r"\s+(?:дозу|доза|компонент|прививку|dose|shot|jab)\b"
@@ -488,7 +492,7 @@ def _vaccinations(s: Sentence, ctx: Context) -> list[Draft]:
         cue = _VACCINE_CUE.search(s.low, start, end)
         first = min(cue.start(), term.start) if cue else term.start
         brought = _MADE_ME.search(s.low, start, first)
-        if cue is None or hypothetical(s, term.start):
+        if cue is None or hypothetical(s, term.start) or _DIAGNOSIS_PUT.search(s.low, start, end):
             continue
         if third_party_before(s, first) and brought is None:
             continue

@@ -184,10 +184,12 @@ class RuleExtractor:
                 drafts = _reactions_are_not_symptoms(drafts)
             taken_back: list[int] = []
             if reading.takes_back_previous_message:
-                # A bare "scratch that": the user takes back what their previous message said.
+                # A bare "scratch that": the user takes back what their previous message said; but
+                # "Do you smoke?" / "oh no, never" answers the question, it takes no allergy back.
                 for i in previous_message:
-                    out[i] = out[i].model_copy(update={"retracted": True})
-                taken_back = list(previous_message)
+                    if not asked or out[i].section in asked:
+                        out[i] = out[i].model_copy(update={"retracted": True})
+                        taken_back.append(i)
             habits = {x.slot for x in subjects if x.section is Section.LIFESTYLE and x.slot}
             if habits:  # "Спортом занимаетесь?" / "бегаю по утрам": asked and answered, as explicit
                 drafts = [  # as "remember this" (a habit said in passing waits for a second mention)
@@ -282,6 +284,7 @@ class RuleExtractor:
             else:  # "... so I quit it, and the doctor switched me to valsartan": "it" comes first
                 found = followups.stopped_before(sentence, ctx, min(meds)) + found
             found = followups.side_effects_of_stop(sentence, found, previous)
+            found = _vaccines_are_not_diseases(found, sentence)
             if retraction:
                 # "I said I'm allergic to codeine — scratch that": what precedes the marker is void;
                 # a bare "Scratch that." voids the previous sentence, or the previous message.
@@ -393,6 +396,13 @@ def _put_right(out: list[Assertion], current: list[int], text: str) -> list[int]
 _ABOUT = rx(r"[\s,]*(?:about|re|regarding|насч[её]т|про|关于|那个)\b|[\s,]*(?:关于|那个)")
 # "Scratch that, I meant tramadol", "забудь, я имела в виду ибупрофен", "说错了，我是说布洛芬"
 _MEANT = rx(r"\b(?:i\s+)?meant\b|\bi\s+mean\b|\bимел[аи]?\s+в\s+виду\b|我是说|我指的是|应该是")
+# A take-back followed at once by the right name and nothing else: "на пенициллин, ой нет, не то, на
+# цефтриаксон", "penicillin, oh no sorry, to ceftriaxone", "青霉素，说错了，是头孢". Anything more
+# ("no wait, I was on warfarin, they switched me") is a story the rules read as it is.
+_TAKEN_BACK_FOR = rx(
+    r"(?:\bой,?\s+нет\b|\bнет,?\s+не\s+то\b|\boh,?\s+no,?\s+(?:wait|sorry)\b|\bno,?\s+wait\b|\bwait,?\s+no\b"
+    r"|说错了|搞错了)(?:[\s,.:;—–-]*(?:не\s+то|i\s+mean|sorry|it\s+was|it'?s|это|是))*[\s,.:;—–-]*(?:на\s+|to\s+)?"
+)
 
 
 # A message that opens by putting the previous one right: "penicillin" / "wait no, it was
@@ -402,6 +412,30 @@ _REPLACES_PREVIOUS = rx(
     r"|ой,?\s+нет|нет,?\s+(?:точнее|вернее|стоп|погоди\w*|подожди\w*)|точнее|вернее|ошиб(?:ся|лась))\b"
     r"|不对|说错了|搞错了|记错了)"
 )
+
+
+_DISEASES = frozenset({Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES})
+_HAD_ILLNESS = rx(
+    r"\b(?:had|have|has|got|caught|diagnosed|болел\w*|переболел\w*|был[аио]?|нашли|диагноз\w*)\b|得|患|感染"
+)
+
+
+def _vaccines_are_not_diseases(found: list[Draft], sentence: Sentence) -> list[Draft]:
+    """A disease named inside what a vaccination rule read ("гепатит б в детстве ставили", "打了
+    破伤风") is the vaccine's, not an illness the user had."""
+    given = [d.span for d in found if d.section is Section.VACCINATIONS and d.status is FactStatus.PRESENT]
+    if not given:
+        return found
+    kept = []
+    for d in found:
+        at = name_at(d, sentence.low, d.span[0])
+        at = at if at >= 0 else d.span[0]
+        inside = any(a <= at < b for a, b in given)
+        # "I had hepatitis B as a kid and got the hep B vaccine later": had, and vaccinated
+        had = _HAD_ILLNESS.search(sentence.low, sentence.clause(at)[0], at)
+        if d.section not in _DISEASES or not inside or had:
+            kept.append(d)
+    return kept
 
 
 def _replace_previous(
@@ -423,16 +457,31 @@ def _replace_previous(
             out[i] = out[i].model_copy(update={"retracted": True})
 
 
+_ALONE_AFTER = rx(r"\s*(?:[.,;!。，；！]|$)")
+
+
 def _meant_instead(out: list[Assertion], voided: list[int], text: str) -> list[int]:
     """The name the user meant instead of a mention they took back: what was said of the void one
     (section, status, dose) with the right name. Returns the indexes of assertions added."""
-    meant = _MEANT.search(text) if voided else None
     base = out[voided[-1]] if voided else None
-    if meant is None or base is None or base.section not in _NAMED:
+    if base is None or base.section not in _NAMED:
         return []
-    terms = find_terms(kinds_for(base.section), text[meant.end() :])
+    kinds = kinds_for(base.section)
+    meant = _MEANT.search(text)
+    if meant is None:
+        meant = _TAKEN_BACK_FOR.search(text)
+        terms = find_terms(kinds, text[meant.end() :]) if meant else []
+        if meant is None or not terms or terms[0].start != 0:
+            return []
+        if not _ALONE_AFTER.match(text, meant.end() + terms[0].end):
+            return []
+    terms = find_terms(kinds, text[meant.end() :])
     if not terms:
         return []
+    whose = fold_in_place(text[meant.end() : meant.end() + terms[0].start])
+    someone = RELATIVE.search(whose) or THIRD_PARTY.search(whose)
+    if someone or chinese.relative_named(Sentence(whose, whose, ())):
+        return []  # "penicillin, no wait, that's my brother who is allergic to it": not the user's
     name = text[meant.end() + terms[0].start : meant.end() + terms[0].end]
     attributes = {k: v for k, v in base.attributes.items() if k != "atc_code"}
     update = {"name": name, "normalized_hint": None, "attributes": attributes, "retracted": False}

@@ -599,6 +599,11 @@ _REGIMEN_AFTER = rx(
     r"\s*(?:по\s+)?(?:\d+(?:[.,]\d+)?|пол|половин\w*|одн[уа]|half|one)\s*(?:[^\W\d]+\.?\s*)?(?:,\s*)?"
     rf"(?:{_SCHEDULE.pattern})"
 )
+# "сальбутамол по необходимости", "ventolin as needed": a reliever kept at hand is a drug taken too
+_AS_NEEDED_AFTER = rx(
+    r"\s*(?:(?:\d+(?:[.,]\d+)?)\s*(?:[^\W\d]+\.?\s*)?)?,?\s*(?:as\s+needed|when\s+(?:needed|i\s+need\s+(?:it|them))"
+    r"|\bprn\b|по\s+(?:необходимости|потребности)|при\s+необходимости)\b"
+)
 _NOT_A_REGIMEN = rx(
     r"\b(?:сказал\w*|велел\w*|советова\w*|посоветова\w*|рекомендова\w*|раньше|когда-то|было\s+время|said|told"
     r"|suggest\w*|recommend\w*|advis\w*|used\s+to|before(?!\s+(?:bed|sleep|meals?|breakfast|food))|previously|ago"
@@ -613,7 +618,7 @@ def _regimen(s: Sentence, a: int, b: int) -> bool:
         return False
     if THIRD_PARTY.search(s.low, 0, a):
         return False  # "мама: метформин 500 два раза в день" is hers
-    return bool(_REGIMEN_AFTER.match(s.low, b, end))
+    return bool(_REGIMEN_AFTER.match(s.low, b, end) or _AS_NEEDED_AFTER.match(s.low, b, end))
 
 
 def _cue_for(s: Sentence, cues: list[_Cue], pos: int) -> _Cue | None:
