@@ -2023,3 +2023,44 @@ def test_a_message_that_goes_on_with_the_list_answers_the_question_too(
 def test_a_homophone_typo_of_a_chinese_drug_name_is_the_drug(talk):
     talk.say((U, "上个月查出来2型糖尿病 医生开了二甲双瓜 一天两次 一次500mg"))
     assert "metformin" in talk.keys(Section.MEDICATIONS)
+
+
+@pytest.mark.parametrize(
+    ("turns", "key", "dose"),
+    [
+        (
+            [
+                (A, "Do you take any medications regularly?"),
+                (U, "just levothyroxin"),
+                (U, "75mcg every morning"),
+            ],
+            "levothyroxine",
+            (75.0, "mcg"),
+        ),
+        (
+            [(A, "现在有规律吃什么药吗"), (U, "就优甲乐"), (U, "每天早上空腹一片 50微克的")],
+            "levothyroxine",
+            (50.0, "mcg"),
+        ),
+        ([(A, "Что принимаете?"), (U, "эутирокс"), (U, "75 мкг утром")], "levothyroxine", (75.0, "mcg")),
+    ],
+)
+def test_a_dose_in_the_message_after_the_drug_is_that_drugs(talk, turns, key, dose):
+    """b7en01, b7zh03: the dose said in the next message, with no name, was dropped."""
+    talk.say(*turns)
+    attributes = talk.fact(Section.MEDICATIONS, key).attributes
+    assert (attributes["dose_value"], attributes["dose_unit"]) == dose
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(A, "What do you take?"), (U, "lisinopril and metformin"), (U, "10 mg")],
+        [(A, "What do you take?"), (U, "lisinopril"), (U, "my wife takes 20 mg")],
+        [(A, "吃什么药？"), (U, "二甲双胍"), (U, "我妈妈也吃 500mg")],
+    ],
+)
+def test_a_dose_after_two_drugs_or_someone_elses_is_given_to_no_drug(talk, turns):
+    talk.say(*turns)
+    assert all("dose_value" not in f.attributes for f in talk.memory.facts)
+    assert talk.keys(Section.MEDICATIONS) <= {"lisinopril", "metformin"}  # "wife" had been a drug

@@ -53,6 +53,7 @@ from .text import (
     RELATIVE,
     RELATIVE_BY_WORD,
     SENTENCE_STOP,
+    THIRD_PARTY,
     Context,
     Draft,
     Sentence,
@@ -1607,6 +1608,8 @@ def _unknown_names(
             continue
         if word in _NOT_A_DRUG:  # "ice, rest", "мазь": a remedy or a form, no drug's name
             continue
+        if THIRD_PARTY.fullmatch(word) or RELATIVE.fullmatch(word):
+            continue  # "my wife takes 20 mg": a person, no drug (and not the user's dose)
         if (topic := _TOPIC_OF.get((section, None))) is not None and topic.match(word):
             continue  # "аллергии нет", "no meds": the topic's own word, no allergen or drug
         if _QUIT_FORWARD.fullmatch(word) or _NOW.fullmatch(word) or _QUIT_VERB.match(word):

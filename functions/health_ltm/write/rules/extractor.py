@@ -180,6 +180,15 @@ class RuleExtractor:
                             EvidenceKind.ANSWER_TO_QUESTION,  # an answer, not a yes to a summary
                         )
                     out += [a for a in confirmed if a.section not in said]
+            if index and messages[index - 1].role is Role.USER:  # "just levothyroxin" / "75mcg every morning"
+                named = {_key(out[i]) for i in previous_message if out[i].section is Section.MEDICATIONS}
+                whole = Sentence(message.text, fold_in_place(message.text), ())
+                drafts += [
+                    (d, whole, False, False)
+                    for d in followups.dose_after_the_drug(
+                        message.text, [d for d, _, _, _ in drafts], len(named)
+                    )
+                ]
             if Section.ALLERGIES in asked:
                 drafts = _reactions_are_not_symptoms(drafts)
             taken_back: list[int] = []

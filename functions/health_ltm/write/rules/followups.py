@@ -468,44 +468,61 @@ _TWO_NUMBERS = rx(r"\d\S*\s*(?:,|;|/|&|\band\b|\bи\b|和|、|，)\s*\d")
 _UNIT_ASKED = rx(r"\b(?:mg|milligrams?|мг|миллиграмм\w*)\b|毫克")
 
 
+def _dose_said(answer: str, bare: bool) -> dict | None:
+    """The dose and schedule a message gives with no drug named, as attributes; ``bare``: a number
+    alone is a dose too. None when it is not the user's (a question, someone else) or when two
+    doses leave unsaid which is whose."""
+    from .medication_details import bare_dose, details  # a cycle at import time otherwise
+
+    low = answer.casefold().replace("ё", "е")
+    sentence = Sentence(answer, low, ())
+    if hypothetical(sentence, 0) or third_party_before(sentence, len(answer)):
+        return None
+    if CJK.search(answer):
+        if not about_the_user(sentence, max(len(answer) - 1, 0)):
+            return None  # "我妈妈也吃 500mg": her dose
+        dose = zh_dose(low, strength_first=True)
+        return {"dose_value": dose[0], "dose_unit": dose[1]} if dose else {}
+    if len([m for m in DOSE.finditer(low) if _dose_match(m, low)]) > 1 or _TWO_NUMBERS.search(low):
+        return None  # "10 and 500": which is whose is not said
+    attributes, _ = details(sentence, 0, 0, len(answer), 0)
+    attributes = {
+        k: v for k, v in attributes.items() if k in ("dose_value", "dose_unit", "frequency", "time_of_day")
+    }
+    found = bare_dose(f" {low}", 0) if bare and "dose_value" not in attributes else None
+    if found is not None:  # "What dose?" / "850, два раза в день": a number alone is the dose
+        attributes["dose_value"] = found[0]
+    return attributes
+
+
+def dose_after_the_drug(answer: str, said: list[Draft], drugs_named_before: int) -> list[Draft]:
+    """A dose with its unit said in the message after the one that named a single drug, and naming
+    none itself ("just levothyroxin" / "75mcg every morning", "就优甲乐" / "每天早上空腹一片 50微克的"):
+    that drug's dose."""
+    if drugs_named_before != 1 or any(d.section is Section.MEDICATIONS for d in said):
+        return []
+    attributes = _dose_said(answer, bare=False)
+    if not attributes or "dose_value" not in attributes or "dose_unit" not in attributes:
+        return []
+    return [
+        Draft(Section.MEDICATIONS, (0, len(answer.rstrip())), attributes=attributes, refers_to_focus=True)
+    ]
+
+
 def dose_answer(question_text: str, answer: str, said: list[Draft]) -> list[Draft]:
     """An answer to "What dose?" that gives a dose ("10 mg", "850, два раза в день", "5毫克"): the
     dose and schedule of the drug the question names, else of the one in focus. Nothing when the
     answer names its own drug (the drug rules read it) or gives more than one dose."""
-    from .medication_details import bare_dose, details  # a cycle at import time otherwise
-
     asked = last_question(question_text)
     if not _DOSE_QUESTION.search(asked.casefold()):
         return []
     if any(d.section is Section.MEDICATIONS and (d.name or "").strip() for d in said):
         return []
-    low = answer.casefold().replace("ё", "е")
-    sentence = Sentence(answer, low, ())
-    if hypothetical(sentence, 0) or third_party_before(sentence, len(answer)):
+    attributes = _dose_said(answer, bare=True)
+    if attributes is None or "dose_value" not in attributes:
         return []
-    if CJK.search(answer):
-        dose = zh_dose(low, strength_first=True)
-        attributes: dict = {"dose_value": dose[0], "dose_unit": dose[1]} if dose else {}
-    else:
-        if len([m for m in DOSE.finditer(low) if _dose_match(m, low)]) > 1 or _TWO_NUMBERS.search(low):
-            return []  # "10 and 500": which is whose is not said
-        attributes, _ = details(sentence, 0, 0, len(answer), 0)
-        attributes = {
-            k: v
-            for k, v in attributes.items()
-            if k in ("dose_value", "dose_unit", "frequency", "time_of_day")
-        }
-        bare = bare_dose(f" {low}", 0) if "dose_value" not in attributes else None
-        if bare is not None:  # "What dose?" / "850, два раза в день": a number alone is the dose
-            attributes["dose_value"] = bare[0]
-        if (
-            "dose_value" in attributes
-            and "dose_unit" not in attributes
-            and _UNIT_ASKED.search(asked.casefold())
-        ):
-            attributes["dose_unit"] = "mg"  # "Сколько мг?" / "850": the unit is the question's
-    if "dose_value" not in attributes:
-        return []
+    if "dose_unit" not in attributes and _UNIT_ASKED.search(asked.casefold()):
+        attributes["dose_unit"] = "mg"  # "Сколько мг?" / "850": the unit is the question's
     terms = find_terms(("drug",), asked)
     span = (0, len(answer.rstrip()))
     if len({t.entry.key for t in terms}) == 1:
