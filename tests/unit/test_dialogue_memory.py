@@ -2064,3 +2064,194 @@ def test_a_dose_after_two_drugs_or_someone_elses_is_given_to_no_drug(talk, turns
     talk.say(*turns)
     assert all("dose_value" not in f.attributes for f in talk.memory.facts)
     assert talk.keys(Section.MEDICATIONS) <= {"lisinopril", "metformin"}  # "wife" had been a drug
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "stopped", "taken"),
+    [
+        ("я пью эналаприл и лозартан", "эналаприл бросила, лозартан пью дальше", "enalapril", "losartan"),
+        (
+            "я пью фолиевую кислоту и йодомарин",
+            "фолиевую бросила, йодомарин пью дальше",
+            "folic_acid",
+            "potassium_iodide",
+        ),
+        (
+            "I take lisinopril and metformin",
+            "I stopped metformin, lisinopril I still take",
+            "metformin",
+            "lisinopril",
+        ),
+    ],
+)
+def test_a_drug_with_its_own_verb_in_its_own_clause_keeps_it(talk, earlier, later, stopped, taken):
+    """b8ru06: "фолиевую бросила, йодомарин пью дальше" stopped the iodine and kept the folic acid,
+    the dangerous way round."""
+    talk.say((U, earlier))
+    talk.say((U, later), session="s2")
+    assert talk.fact(Section.MEDICATIONS, stopped).status is FactStatus.STOPPED
+    assert talk.fact(Section.MEDICATIONS, taken).status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "section", "status"),
+    [
+        ("Операции были какие-нибудь", "нет", Section.SURGERIES, SectionStatus.CONFIRMED_ABSENT),
+        (
+            "Аллергия на что-нибудь есть",
+            "не знаю, не проверялась никогда",
+            Section.ALLERGIES,
+            SectionStatus.UNSURE,
+        ),
+    ],
+)
+def test_a_russian_question_with_a_nibud_word_is_a_question(talk, question, answer, section, status):
+    talk.say((A, question), (U, answer))
+    assert talk.status(section) is status
+
+
+def test_a_condition_said_after_a_conditional_is_no_answer(talk):
+    talk.say((A, "Если что-нибудь изменится с аллергией, напишите"), (U, "нет"))
+    assert talk.status(Section.ALLERGIES) is SectionStatus.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        ("Рост и вес", "178, вес 92 примерно", {"height_cm": 178.0, "weight_kg": 92.0}),
+        ("身高体重", "165 58公斤", {"height_cm": 165.0, "weight_kg": 58.0}),
+    ],
+)
+def test_an_intake_form_field_is_a_question(talk, question, answer, expected):
+    """b8ru05: "Рост и вес" / "178, вес 92" kept only the weight."""
+    talk.say((A, question), (U, answer))
+    for slot, value in expected.items():
+        assert talk.fact(Section.DEMOGRAPHICS, slot).attributes[slot] == value
+
+
+def test_a_yes_with_its_own_word_to_a_restated_indication_is_kept(talk):
+    """b8ru01: "Эналаприл — это от давления, правильно понимаю" / "да, гипертония лет пять уже"."""
+    talk.say(
+        (A, "Какие лекарства принимаете постоянно?"),
+        (U, "эналаприл 10 мг утром и всё"),
+        (A, "Эналаприл — это от давления, правильно понимаю"),
+        (U, "да, гипертония лет пять уже"),
+    )
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "hypertension").status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    ("said", "relative", "key"),
+    [
+        (
+            "my mum has type 1 diabetes, and my sister got diagnosed with it last year too",
+            "sister",
+            "type_1_diabetes",
+        ),
+        ("у мамы диабет, у бабушки тоже", "grandmother", "diabetes"),
+        ("мама диабетик и бабушка тоже была", "grandmother", "diabetes"),
+        ("I have asthma and my son too", "son", "asthma"),
+    ],
+)
+def test_a_relative_who_has_it_too_has_what_was_said_before(talk, said, relative, key):
+    talk.say((U, said))
+    assert talk.fact(Section.FAMILY_HISTORY, f"{relative}:{key}").status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(U, "my mum has diabetes. my sister also lives with us")],
+        [(U, "my mum has diabetes, my husband too")],
+        # after a question, "my dad too" has what it asked, never what was said before it
+        [
+            (A, "Any conditions?"),
+            (U, "asthma"),
+            (A, "Anyone in your family with heart problems?"),
+            (U, "my dad too"),
+        ],
+    ],
+)
+def test_too_without_a_relatives_illness_copies_nothing(talk, turns):
+    talk.say(*turns)
+    assert not {k for k in talk.keys(Section.FAMILY_HISTORY) if k.startswith(("sister:", "father:asthma"))}
+    assert all(not k.startswith("husband") for k in talk.keys(Section.FAMILY_HISTORY))
+
+
+def test_nothing_helping_any_more_leaves_the_pain_current(talk):
+    talk.say((U, "honestly nothing helps my lower back pain anymore. been going on for months"))
+    assert talk.fact(Section.SYMPTOMS, "back_pain").status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    ("said", "reaction"),
+    [
+        ("i might be allergic to amoxicillin. got an itchy rash all over last time i took it", "rash"),
+        ("我对青霉素过敏 吃了就起疹子", "rash"),
+    ],
+)
+def test_what_taking_the_allergen_did_is_its_reaction_not_a_symptom(talk, said, reaction):
+    talk.say((U, said))
+    allergy = next(f for f in talk.memory.facts if f.section is Section.ALLERGIES)
+    assert reaction in allergy.attributes["reaction"]
+    assert not talk.keys(Section.SYMPTOMS)
+
+
+def test_an_allergen_taken_once_is_no_drug_taken(talk):
+    """b8zh06: "青霉素 打过一次全身起疹子" to an allergy question was also a penicillin taken."""
+    talk.say((A, "对什么药过敏吗"), (U, "青霉素 打过一次全身起疹子"))
+    assert talk.keys(Section.ALLERGIES) == {"penicillin"}
+    assert not talk.keys(Section.MEDICATIONS)
+
+
+def test_a_chinese_dose_put_right_without_its_unit_keeps_the_unit_and_the_rest(talk):
+    """b8zh07: "不对 说错了 是75" was no correction, and a correction had dropped the unit."""
+    talk.say((U, "我每天早上空腹吃左甲状腺素钠 50微克"), (U, "不对 说错了 是75 上个月刚加的量"))
+    attributes = talk.fact(Section.MEDICATIONS, "levothyroxine").attributes
+    assert (attributes["dose_value"], attributes["dose_unit"], attributes["atc_code"]) == (
+        75.0,
+        "mcg",
+        "H03AA01",
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "keys"),
+    [
+        ("是因为甲减吗", "嗯 桥本 查出来三年了", {"hypothyroidism", "autoimmune_thyroiditis"}),
+        ("Do you have asthma?", "yes, and eczema", {"asthma", "eczema"}),
+    ],
+)
+def test_a_yes_that_adds_something_keeps_what_was_asked_too(talk, question, answer, keys):
+    talk.say((A, question), (U, answer))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == keys
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"), [("抽烟吗 喝酒呢", "抽 一天半包吧 酒基本不喝"), ("喝酒吗", "基本不喝")]
+)
+def test_hardly_drinking_in_chinese_is_no_alcohol(talk, question, answer):
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.ABSENT
+
+
+def test_a_question_about_a_relatives_age_is_not_the_users_age(talk):
+    """b8zh03: "您母亲确诊的时候大概多大年纪" / "52" stored the user's birth year."""
+    talk.say((U, "我妈前几年查出乳腺癌"), (A, "您母亲确诊的时候大概多大年纪"), (U, "52"))
+    assert not talk.keys(Section.DEMOGRAPHICS)
+
+
+def test_anyone_in_the_family_asks_no_summary_to_confirm(talk):
+    talk.say((A, "Anyone in your family with heart problems?"), (U, "yes my dad"))
+    assert talk.keys(Section.FAMILY_HISTORY) == {"father:coronary_artery_disease"}
+
+
+def test_a_take_back_with_none_instead_replaces_the_earlier_answer(talk):
+    """b8en06: "penicillin" / "wait no sorry thats my husband lol. im not allergic to anything"."""
+    talk.say(
+        (A, "Any allergies?"),
+        (U, "penicillin"),
+        (U, "wait no sorry thats my husband lol. im not allergic to anything"),
+    )
+    assert talk.fact(Section.ALLERGIES, "penicillin") is None
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT

@@ -36,15 +36,36 @@ _ASKS_WITHOUT_MARK = re.compile(
     r"|(?:what|which)\b(?!\s+an?\b)"
     r"|how\s+(?:long|often|much|many|old|tall|is|are|was|were|did|do|does|about)\b"
     r"|(?:when|where|why)\s+(?:did|do|does|was|were|is|are|have|has|will)\b)"
-    r"|\bли\b|^(?:а\s+)?(?:какие|какой|какая|какое|каких|каким|сколько|когда|как\s+(?:давно|часто|долго|вы|у\s+вас)"
+    r"|\bли\b|\b\w+-(?:нибудь|либо)\b|\bправильно\s+(?:ли\s+)?(?:я\s+)?понима\w*"
+    r"|^(?:а\s+)?(?:какие|какой|какая|какое|каких|каким|сколько|когда|как\s+(?:давно|часто|долго|вы|у\s+вас)"
     r"|что\s+(?:вы|у\s+вас|принимаете)|чем|у\s+(?:вас|тебя)\s+(?:есть|был|была|были|бывает|бывают))\b",
     re.IGNORECASE,
 )
 
 
+# An intake form's short noun question: "Рост и вес", "Год рождения", "height and weight", "身高体重"
+_FORM_FIELDS = re.compile(
+    r"^\W*(?:(?:ваш|ваша|ваше|your|您的|你的)\s*)?"
+    r"(?:рост|вес|возраст|год\s+рождения|дата\s+рождения|пол|height|weight|age|date\s+of\s+birth|year\s+of\s+birth|sex|gender"
+    r"|身高|体重|年龄|性别|出生年份|哪年出生)"
+    r"(?:\s*(?:и|and|,|和|、)?\s*(?:рост|вес|возраст|пол|height|weight|age|sex|身高|体重|年龄|性别))?\W*$",
+    re.IGNORECASE,
+)
+
+
+# "Если что-нибудь изменится, напишите", "If anything changes, let me know": a condition, no question
+_CONDITION_LEAD = re.compile(r"^\W*(?:если|if|whenever|如果|要是|万一)\b", re.IGNORECASE)
+
+
+def _asks_unmarked(sentence: str) -> bool:
+    stripped = sentence.strip().rstrip(".。 ")
+    if _CONDITION_LEAD.match(stripped):
+        return False
+    return bool(_ASKS_WITHOUT_MARK.search(stripped) or _FORM_FIELDS.match(stripped))
+
+
 def _asking_sentence(sentence: str) -> bool:
-    sentence = sentence.strip()
-    return bool(_QUESTION_END.search(sentence) or _ASKS_WITHOUT_MARK.search(sentence.rstrip(".。 ")))
+    return bool(_QUESTION_END.search(sentence.strip()) or _asks_unmarked(sentence))
 
 
 class AnswerShape(StrEnum):
@@ -72,7 +93,7 @@ _NO = re.compile(
     # "не, ничего такого", "у меня нет ничего", "у меня ничего такого нет"
     r"|не(?=\s*[,.!]|\s+ничего\b)|у\s+меня\s+(?:нет|ничего|никаких))(?=$|[\s,.!;:—–-]|\W)"
     # CJK: no word breaks
-    r"|^(?:一个都没有|一样都没有|都没有|都没|从来没有|从来不|从不|没有过|没有|不是|不会|不用|不吃|不抽|不喝|没|无|不)",
+    r"|^(?:一个都没有|一样都没有|都没有|都没|从来没有|从来不|从不|没有过|没有|不是|不会|不用|(?:基本上?|几乎)?不(?:吃|抽|喝)|没|无|不)",
     re.IGNORECASE,
 )
 _YES = re.compile(
@@ -113,7 +134,7 @@ def asks(message: Message | None) -> bool:
         return True
     sentences = [p for p in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", text) if p.strip()]
     last = sentences[-1] if sentences else text
-    return bool(_ASKING_OPENER.search(last) or _ASKS_WITHOUT_MARK.search(last.rstrip(".。 ")))
+    return bool(_ASKING_OPENER.search(last) or _asks_unmarked(last))
 
 
 # "And you?", "А у вас самих?", "您自己呢？": a question with no topic of its own, asking the user

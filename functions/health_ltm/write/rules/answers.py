@@ -200,6 +200,7 @@ _PRESUPPOSED = rx(r"(?:\b(?:this|that|these|those|the|your)\s+|\bэт(?:от|а|
 _RESTATEMENT = rx(
     r"^\s*(?:so|okay,?\s+so|just\s+to\s+confirm|to\s+confirm|let\s+me\s+confirm|you\s+said|you\s+mentioned"
     r"|итак|значит|правильно\s+ли\s+я\s+понял\w*|вы\s+сказали|то\s+есть|所以|也就是说|您是说|你是说)\b"
+    r"|,?\s*правильно\s+(?:ли\s+)?(?:я\s+)?понима\w*\s*[?？]?\s*$"
     r"|(?:,\s*|\s)(?:right|correct|is\s+that\s+right|is\s+that\s+correct|верно|правильно|да)\s*[?？]\s*$"
     r"|(?:对吗|是吗|对吧)\s*[?？]?\s*$"
 )
@@ -238,7 +239,7 @@ _ITEM_LEAD = rx(
 )
 _NOT_A_NAME = word_set(
     "yes no yeah nope just only that's thats it its it's that all thanks thank you sure okay ok well um uh "
-    "hmm maybe "
+    "hmm maybe type тип "
     "да нет ну вроде только всё все это так спасибо кажется наверное may be pretty much nothing else "
     "anything night morning evening day daily week weekends weekend sometimes occasionally usually know "
     "утром вечером днем днём ночью утро вечер ночь сном обед обеда завтрака ужина bedtime "
@@ -395,6 +396,8 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
     )
     relative_match = None if about_the_user else RELATIVE.search(low)
     relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
+    if relative is None and not about_the_user and CJK.search(asked):
+        relative = zh_relative(asked)  # "您母亲确诊的时候大概多大年纪": her age, not the user's
     seen: set[tuple[Section, str | None]] = set()
     for section, slot, pattern in _TOPICS:
         if pattern.search(low) and (section, slot) not in seen:
@@ -429,6 +432,8 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
     if relative is not None and not any(s.section is Section.FAMILY_HISTORY for s in question.subjects):
         question.subjects.append(Subject(Section.FAMILY_HISTORY, relative=relative))
+    if relative is not None:  # "How old was your mother when…", "您母亲…多大年纪": not the user's age
+        question.subjects = [s for s in question.subjects if s.section is not Section.DEMOGRAPHICS]
     family = any(s.section is Section.FAMILY_HISTORY for s in question.subjects)
     # Entities the question names, each under the section it belongs to.
     for kind, section in (
@@ -591,6 +596,16 @@ def extract(
     drafts: list[Draft] = []
     if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
         drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
+        named = [s for s in question.subjects if s.terms]
+        if shape is AnswerShape.YES and drafts and named:
+            # "是因为甲减吗" / "嗯 桥本", "Do you have asthma?" / "yes, and eczema": the yes keeps what
+            # was asked as well as what the answer adds
+            keys = {(*_draft_key(d), d.attributes.get("relative")) for d in drafts}
+            drafts += [
+                d
+                for d in _affirmed(replace(question, subjects=named), answer, ctx)
+                if (*_draft_key(d), d.attributes.get("relative")) not in keys
+            ]
     elif shape is AnswerShape.UNSURE and _names_something(rest) and _about_allergies(question):
         # "Any allergies?" / "possibly shellfish, never been tested": a suspected allergy is kept
         # (marked a guess where the assertion is made), not lost to a section "unsure"
@@ -631,6 +646,10 @@ def extract(
         if not topic_from_user:
             draft.evidence_kind = kind
             draft.context_evidence = question.text
+            own_word = draft.name and fold_in_place(draft.name) in fold_in_place(answer)
+            if kind is EvidenceKind.CONFIRMED_RESTATEMENT and own_word:
+                # "…от давления, правильно понимаю" / "да, гипертония": the user's own word, an answer
+                draft.evidence_kind = EvidenceKind.ANSWER_TO_QUESTION
         out.append(draft)
     taken = {_draft_key(d) for d in out}
     return out + [d for d in verdicts if _draft_key(d) not in taken]
@@ -654,11 +673,13 @@ _SECOND_PERSON = [
     (re.compile(r"您|你(?!们)"), "我"),
 ]
 _ASKS_YES_NO = rx(
-    r"^\s*(?:do|does|did|are|is|was|were|have|has|had|can|could|will|would|should|any|how|what|when|where|why"
+    r"^\s*(?:do|does|did|are|is|was|were|have|has|had|can|could|will|would|should|any|anyone|anybody|anything|how"
+    r"|what|when|where|why"
     r"|which|who|есть\s+ли|были\s+ли|бывает\s+ли|принимаете\s+ли|курите\s+ли|как|какие|какой|когда|где|что)\b"
 )
 _TAG = rx(
-    r"[,\s]*(?:right|correct|is\s+that\s+(?:right|correct)|верно|правильно|да|对吗|是吗|对吧)?\s*[?？.]*\s*$"
+    r"[,\s]*(?:right|correct|is\s+that\s+(?:right|correct)|верно|правильно(?:\s+(?:ли\s+)?(?:я\s+)?понима\w*)?|да"
+    r"|对吗|是吗|对吧)?\s*[?？.]*\s*$"
 )
 
 
@@ -1720,6 +1741,7 @@ def _measure(slot: str, answer: str, asked: list[str | None]) -> list[Draft]:
     asked ("168, вес 72.. хотя нет, уже 69": 168 cm, 69 kg; the last weight said is the one)."""
     both = "height_cm" in asked and "weight_kg" in asked
     found: dict[str, float] = {}
+    said: dict[str, str] = {}
     for m in _MEASURE_NUMBER.finditer(fold_in_place(answer)):
         value, unit = float(m.group("v").replace(",", ".")), (m.group("u") or "")
         if unit in ("m", "м", "米") or (not unit and 1.3 <= value <= 2.3):
@@ -1738,13 +1760,14 @@ def _measure(slot: str, answer: str, asked: list[str | None]) -> list[Draft]:
             kind = slot
         if (kind == "height_cm" and 100 <= value <= 250) or (kind == "weight_kg" and 25 <= value <= 300):
             found[kind] = value  # a later value corrects an earlier one
+            said[kind] = m.group(0).strip()
     if slot not in found:
         return []
     return [
         _draft(
             Section.DEMOGRAPHICS,
             answer,
-            name=answer.strip()[:40],
+            name=said[slot],  # its own number: "178, вес 92" is no weight twice
             hint=slot,
             status=FactStatus.PRESENT,
             attributes={slot: found[slot]},

@@ -8,6 +8,7 @@ clock given to the constructor; with none of these, facts that need a date are s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -20,7 +21,7 @@ from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK, fold_in_place
 from ...ports import Clock
 from ..dialogue import AnswerShape, affirms, answer_shape, question_of
-from ..normalize import find_terms, kinds_for, normalize_name
+from ..normalize import find_terms, kinds_for, normalize_name, word_set
 from . import (
     allergies,
     answers,
@@ -37,6 +38,7 @@ from .text import (
     CORRECTION,
     FIRST_PERSON,
     INSTRUCTION,
+    NEGATION,
     RELATIVE,
     RELATIVE_BY_WORD,
     REMEMBER,
@@ -191,6 +193,11 @@ class RuleExtractor:
                 ]
             if Section.ALLERGIES in asked:
                 drafts = _reactions_are_not_symptoms(drafts)
+            drafts = _reaction_told_after(drafts)
+            drafts = _allergens_are_not_drugs(drafts)
+            # after a question, "my dad too" has what the question asked, not what was said before it
+            said_before = out if not asked else []
+            drafts += _relatives_too(message.text, [d for d, _, _, _ in drafts], said_before)
             taken_back: list[int] = []
             if reading.takes_back_previous_message:
                 # A bare "scratch that": the user takes back what their previous message said; but
@@ -220,10 +227,10 @@ class RuleExtractor:
             current += _put_right(out, current, message.text)
             voided_here = [i for i in current if out[i].retracted]
             current += _meant_instead(out, taken_back + voided_here, message.text)
-            said_here = {
+            said_here = {  # names and "none"s: "不对 说错了 是75" puts a dose right, not a name
                 (d.section, normalize_name(d.section, d.name, d.hint).key)
                 for d, _, _, _ in drafts
-                if not d.retracted
+                if not d.retracted and ((d.name or "").strip() or d.kind is not AssertionKind.FACT)
             }
             _replace_previous(out, previous_message, said_here, message.text)
             previous_message = current or previous_message
@@ -348,6 +355,128 @@ def _reactions_are_not_symptoms(
         for d in drafts
         if not (d[0].section is Section.SYMPTOMS and answers.is_reaction(d[1].text[slice(*d[0].span)]))
     ]
+
+
+def _allergens_are_not_drugs(
+    drafts: list[tuple[Draft, Sentence, bool, bool]],
+) -> list[tuple[Draft, Sentence, bool, bool]]:
+    """A drug the message says the user is allergic to is no drug they took ("青霉素 打过一次全身起
+    疹子" to an allergy question): the taking is the allergy's story."""
+    allergens = {
+        normalize_name(Section.MEDICATIONS, d.name, None).key
+        for d, _, _, _ in drafts
+        if d.section is Section.ALLERGIES and d.status is FactStatus.PRESENT and d.name
+    }
+    if not allergens:
+        return drafts
+    return [
+        x
+        for x in drafts
+        if not (x[0].section is Section.MEDICATIONS and x[0].name and _draft_key(x[0]) in allergens)
+    ]
+
+
+def _draft_key(draft: Draft) -> str:
+    return normalize_name(draft.section, draft.name, draft.hint).key
+
+
+# What happened when the allergen was taken: "got an itchy rash all over last time i took it",
+# "от него отёк был", "吃了就起疹子"
+_WHEN_TAKEN = rx(
+    r"\b(?:when|after|every\s+time|last\s+time|the\s+time)\s+i\s+(?:took|take|had|used|tried)\s+(?:it|them|that)\b"
+    r"|\bот\s+(?:него|неё|нее|них)\b|\bпосле\s+(?:него|неё|нее|них|при[её]ма)\b|吃了(?:就|会|以后|之后|后)|打了(?:就|以后|之后|后)"
+)
+
+
+def _reaction_told_after(
+    drafts: list[tuple[Draft, Sentence, bool, bool]],
+) -> list[tuple[Draft, Sentence, bool, bool]]:
+    """A reaction the message tells of the one allergen it names, in words of taking it ("i might be
+    allergic to amoxicillin? got an itchy rash last time i took it"): the allergy's reaction, not a
+    symptom the user has now."""
+    allergies = [
+        d for d, _, _, _ in drafts if d.section is Section.ALLERGIES and d.status is FactStatus.PRESENT
+    ]
+    if len({d.name for d in allergies}) != 1:
+        return drafts
+    reactions = [
+        x
+        for x in drafts
+        if x[0].section is Section.SYMPTOMS
+        and _WHEN_TAKEN.search(x[1].low)
+        and answers.is_reaction(x[1].text[slice(*x[0].span)])
+    ]
+    if not reactions:
+        return drafts
+    allergy = allergies[0]
+    if "reaction" not in allergy.attributes:
+        names = ", ".join(dict.fromkeys(d.name for d, _, _, _ in reactions if d.name))
+        if names:
+            allergy.attributes = {**allergy.attributes, "reaction": names[:120]}
+    return [x for x in drafts if x not in reactions]
+
+
+# "… and my sister got diagnosed with it last year too", "у мамы диабет, у бабушки тоже", "и бабушка
+# тоже с ним была": a relative who has what was just said
+_TOO = rx(
+    r"\btoo\b|\bas\s+well\b|\balso\b|\bтоже\b|\bтакже\b|\bтак\s+же\b|\bwith\s+it\b|\bс\s+ним\b|\bс\s+ней\b"
+)
+_CONDITION_SECTIONS = (Section.FAMILY_HISTORY, Section.CHRONIC_CONDITIONS)
+# The only words the rest of such a clause may hold ("got diagnosed with it last year too")
+_HAS_IT_TOO = word_set(
+    "has had have got gets is was does did diagnosed with it that the same too also as well one last year "
+    "years ago recently when she he was a kid тоже также так же была был были есть с ним ней болеет болела "
+    "болел этим этого в детстве году лет назад"
+)
+
+
+def _relatives_too(
+    text: str, said: list[Draft], out: list[Assertion]
+) -> list[tuple[Draft, Sentence, bool, bool]]:
+    """A blood relative said to have it too, with no condition of their own named: the condition
+    said last before them (the user's or a relative's, in this message or an earlier one) is theirs
+    as well."""
+    low = fold_in_place(text)
+    earlier = [
+        (a.name, a.normalized_hint)
+        for a in out
+        if a.section in _CONDITION_SECTIONS and a.status is FactStatus.PRESENT and a.name and not a.retracted
+    ]
+    conditions = sorted(
+        (low.find(fold_in_place(d.name)), d.name, d.hint)
+        for d in said
+        if d.section in _CONDITION_SECTIONS and d.status is FactStatus.PRESENT and d.name and not d.retracted
+    )
+    added: list[tuple[Draft, Sentence, bool, bool]] = []
+    offset = 0
+    for sentence in split_sentences(text):
+        offset = low.find(sentence.low, offset)
+        for m in RELATIVE.finditer(sentence.low):
+            relative = RELATIVE_BY_WORD.get(m.group(0))
+            start, end = m.start(), sentence.clause(m.start())[1]
+            rest = sentence.low[start:end]
+            if relative is None or not _TOO.search(rest) or NEGATION.search(rest):
+                continue
+            if find_terms(kinds_for(Section.FAMILY_HISTORY), rest):
+                continue  # "and my sister has asthma too": the rules read her own
+            if any(w not in _HAS_IT_TOO for w in re.findall(r"[^\W\d_]+", rest[m.end() - start :])):
+                continue  # "my sister also lives with us": something else about her
+            before = [(name, hint) for at, name, hint in conditions if 0 <= at < offset + start]
+            said_last = before[-1] if before else earlier[-1] if earlier else None
+            if said_last is None:
+                continue
+            name, hint = said_last
+            draft = Draft(
+                Section.FAMILY_HISTORY,
+                (start, end),
+                name=name,
+                hint=hint,
+                status=FactStatus.PRESENT,
+                attributes={"relative": relative.value},
+                experiencer=Experiencer.RELATIVE,
+            )
+            added.append((draft, sentence, False, False))
+    return added
 
 
 def _key(assertion: Assertion) -> str:

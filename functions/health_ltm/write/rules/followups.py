@@ -91,7 +91,7 @@ _VALUE_CORRECTION = rx(
     r"|\bi\s+mean[t]?\s+(?P<new5>\d+(?:[.,]\d+)?)"
     # "sorry I misspoke, 75 mg", "ой, точнее 75 мг", "我说错了，是850"
     r"|(?:\bmisspoke|\boops|\bmy\s+bad|\bcorrection|\bsorry|\bточнее|\bвернее|\bоговорил\w*|\bой)[\s,:—–-]*(?P<new6>\d+(?:[.,]\d+)?)\s*(?:mg|мг|mcg|мкг)\b"
-    r"|(?:说错了|不对)[，,\s]*(?:应该)?是?(?P<new7>\d+(?:\.\d+)?)\s*(?:毫克|mg|微克)"
+    r"|(?:说错了|不对)[，,\s]*(?:说错了)?[，,\s]*(?:应该)?是?(?P<new7>\d+(?:\.\d+)?)\s*(?:毫克|mg|微克|(?=\s|[，。,]|$))"
 )
 # Numbers that are an age, a weight or a height, not a dose ("мне не 40, а 45 лет").
 _NOT_A_DOSE = rx(
@@ -121,12 +121,21 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     correction = _VALUE_CORRECTION.search(s.low)
     if correction and not _NOT_A_DOSE.search(s.low):
         new = next(v for k, v in correction.groupdict().items() if k.startswith("new") and v)
-        unit = "mcg" if re.search(r"mcg|мкг", s.low) else "mg"
+        unit = (
+            "mcg"
+            if re.search(r"mcg|мкг|微克", s.low)
+            else "mg"
+            if re.search(r"mg|мг|毫克", s.low) or not CJK.search(s.text)
+            else None  # "不对 说错了 是75": the unit said before stays
+        )
         return [
             Draft(
                 Section.MEDICATIONS,
                 s.evidence(*correction.span()),
-                attributes={"dose_value": float(new.replace(",", ".")), "dose_unit": unit},
+                attributes={
+                    "dose_value": float(new.replace(",", ".")),
+                    **({"dose_unit": unit} if unit else {}),
+                },
                 refers_to_focus=True,
             )
         ]

@@ -630,10 +630,13 @@ def _cue_for(s: Sentence, cues: list[_Cue], pos: int) -> _Cue | None:
     if around:
         return around[0]
     before = [c for c in cues if c.end <= pos and s.list_end(c.end) >= pos]
-    if before:
-        return before[-1]
     start, end = s.clause(pos)
     after = [c for c in cues if pos < c.start and c.start < end and c.start >= start]
+    if before and before[-1].end <= start and after:
+        # "эналаприл бросила, лозартан пью дальше": the drug's own clause has its own verb
+        return after[0]
+    if before:
+        return before[-1]
     return after[0] if after else None
 
 

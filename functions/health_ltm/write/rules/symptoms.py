@@ -235,7 +235,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         reading = _degrees(s.low, b, end) if normalized.key == "fever" else None
         if reading is not None and reading < 37.0:
             status = FactStatus.ABSENT  # "температура 36.6": a normal reading, no fever
-        elif _RESOLVED.search(clause):
+        elif _RESOLVED.search(clause) and not PSEUDO_NEGATION.search(clause):
+            # but "nothing helps my back pain anymore": the help is over, not the pain
             status = FactStatus.RESOLVED
         elif negated(s, a, b) or ((a, b) in site_pains and _INNER_NEGATION.search(s.low, a, b)):
             # "живот не болит", "my knee doesn't hurt": the site before the no; but "totally fine now,
