@@ -81,6 +81,19 @@ def test_a_section_confirmed_absent_in_the_profile_is_a_line_not_an_empty_prompt
     assert "[SELF-REPORTED by the user · Allergies]\n- allergies: none known (confirmed" in ctx["prompt"]
 
 
+def test_a_section_whose_every_fact_ended_says_so_instead_of_an_empty_prompt(cloud):
+    """Found talking to the local stack: "I stopped taking the amlodipine" then "what am I taking?"
+    gave an empty prompt, which the model cannot tell from never discussed."""
+    said_and_processed(cloud, "I take amlodipine 5 mg")
+    said_and_processed(cloud, "I stopped taking the amlodipine", session="s2")
+    ctx = context("What medications am I taking?")
+    assert "medications: nothing current on record (1 ended before" in ctx["prompt"]
+    (status,) = [s for s in ctx["statuses"] if s["section"] == "medications"]
+    assert (status["status"], status["ended"]) == ("present", 1)
+    history = context("What medications have I taken before?")
+    assert "amlodipine" in history["prompt"] and "nothing current on record" not in history["prompt"]
+
+
 def test_a_never_discussed_section_stays_a_gap(cloud):
     ctx = context("Can I take ibuprofen?", user="newcomer")
     assert "allergies: never discussed" in ctx["prompt"]

@@ -224,7 +224,8 @@ class ContextOut(BaseModel):
     self_reported: list[FactBlock] = Field(description="what the user said, by section")
     documented: list[FactBlock] = Field(description="from medical documents and lab results, by section")
     statuses: list[StatusLine] = Field(
-        description="sections the user said have none (confirmed_absent) or that they do not know (unsure)"
+        description="sections the user said have none (confirmed_absent), that they do not know (unsure), "
+        "or that hold only ended facts (present, with ended: nothing current on record)"
     )
     discrepancies: list[Discrepancy]
     gaps: list[Gap] = Field(description="critical sections never discussed")

@@ -389,20 +389,29 @@ def _statuses(
     where a current fact of the section contradicts it (that is a clarification or a discrepancy),
     nor where something just said about it waits to be processed (``just_said``)."""
     lines: list[StatusLine] = []
-    stated = (scan or _scan(memory, set(sections), False)).stated
+    scan = scan or _scan(memory, set(sections), False)
+    stated = scan.stated
     for section in sections:
         state = memory.sections.get(section)
-        if section not in SECTIONS_WITH_STATUS or state is None:
-            continue
-        status: Literal[SectionStatus.CONFIRMED_ABSENT, SectionStatus.UNSURE]
-        if state.status is SectionStatus.CONFIRMED_ABSENT:
-            status = SectionStatus.CONFIRMED_ABSENT
-        elif state.status is SectionStatus.UNSURE:
-            status = SectionStatus.UNSURE
-        else:
-            continue
         if section in stated or section in just_said:
             continue  # a fresh mention ("I'm allergic to penicillin") outdates "none known"
+        if (
+            state is not None
+            and section in SECTIONS_WITH_STATUS
+            and state.status is SectionStatus.CONFIRMED_ABSENT
+        ):
+            status: Literal[SectionStatus.CONFIRMED_ABSENT, SectionStatus.UNSURE] = (
+                SectionStatus.CONFIRMED_ABSENT
+            )
+        elif state is not None and section in SECTIONS_WITH_STATUS and state.status is SectionStatus.UNSURE:
+            status = SectionStatus.UNSURE
+        else:
+            ended = _ended_only(memory, section, scan)
+            if (
+                ended
+            ):  # "I stopped the amlodipine", nothing taken now: the model must not read "never discussed"
+                lines.append(StatusLine(section=section, status=SectionStatus.PRESENT, ended=ended))
+            continue
         lines.append(
             StatusLine(
                 section=section,
@@ -411,6 +420,21 @@ def _statuses(
             )
         )
     return lines
+
+
+def _ended_only(memory: UserMemory, section: Section, scan: _Scan) -> int:
+    """How many facts of ``section`` ended (stopped, resolved) when nothing of it is shown: the
+    briefs a question about the present loads instead of the whole ended facts."""
+    if scan.own.get(section):
+        return 0  # something of it is shown (a drug stopped for what it did is)
+    return sum(
+        1
+        for brief in memory.ended
+        if brief.section is section
+        and not brief.deleted
+        and brief.stage in (Stage.ACTIVE, Stage.STABLE)
+        and brief.status in HISTORICAL_STATUSES
+    )
 
 
 def _gaps(

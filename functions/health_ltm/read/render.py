@@ -202,6 +202,8 @@ def status_line(status: StatusLine) -> str:
     when = status.since.isoformat() if status.since else None
     if status.status is SectionStatus.CONFIRMED_ABSENT:
         return f"- {noun}: none known ({f'confirmed {when}' if when else 'the user confirmed'})"
+    if status.status is SectionStatus.PRESENT:
+        return f"- {noun}: nothing current on record ({status.ended} ended before; ask if the past matters)"
     return f"- {noun}: the user is not sure" + (f" (said {when})" if when else "")
 
 

@@ -45,11 +45,18 @@ class FactBlock(View):
 
 
 class StatusLine(View):
-    """What the user said about a whole section: none at all, or that they do not know."""
+    """What is known about a whole section when no current fact says it: none at all
+    (confirmed_absent), the user does not know (unsure), or only ended facts are on record
+    (present, with ``ended``: "I stopped the amlodipine" and nothing taken now)."""
 
     section: Section
-    status: Literal[SectionStatus.CONFIRMED_ABSENT, SectionStatus.UNSURE]
+    status: Literal[SectionStatus.CONFIRMED_ABSENT, SectionStatus.UNSURE, SectionStatus.PRESENT]
     since: date | None = Field(default=None, description="when the user said so")
+    ended: int = Field(
+        default=0,
+        ge=0,
+        description="with status present: facts on record that ended (stopped, resolved), none current",
+    )
 
 
 class Gap(View):
