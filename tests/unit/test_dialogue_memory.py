@@ -2255,3 +2255,33 @@ def test_a_take_back_with_none_instead_replaces_the_earlier_answer(talk):
     )
     assert talk.fact(Section.ALLERGIES, "penicillin") is None
     assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(
+    ("frame", "first", "more", "answer", "key"),
+    [
+        (
+            "Do you take anything for blood pressure?",
+            "amlodipine",
+            "And for cholesterol?",
+            "atorvastatin",
+            "atorvastatin",
+        ),
+        ("Что принимаете от давления?", "амлодипин", "А от холестерина?", "аторвастатин", "atorvastatin"),
+    ],
+)
+def test_and_for_another_condition_asks_the_same_under_the_frame(talk, frame, first, more, answer, key):
+    """ "And for cholesterol?" / "atorvastatin" stored nothing: "cholesterol" names no condition."""
+    talk.say((A, frame), (U, first), (A, more), (U, answer))
+    assert talk.fact(Section.MEDICATIONS, key).status is FactStatus.ACTIVE
+
+
+def test_a_no_to_and_for_another_condition_denies_no_drug(talk):
+    talk.say(
+        (A, "Do you take anything for blood pressure?"),
+        (U, "amlodipine"),
+        (A, "And for cholesterol?"),
+        (U, "no"),
+    )
+    assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT
+    assert talk.keys(Section.MEDICATIONS) == {"amlodipine"}

@@ -783,6 +783,9 @@ _ONE_MORE = rx(
 )
 
 
+_FOR_ANOTHER = rx(r"^\W*(?:and|or|а|и|那)?\s*(?:for|от|для)\s+\w+")
+
+
 def one_more_under(frame_text: str, question_text: str) -> str | None:
     """The question to read an answer against when ``question_text`` asks one more thing under an
     earlier question's frame: that question with its own named things cut out, then this one ("Does
@@ -794,7 +797,8 @@ def one_more_under(frame_text: str, question_text: str) -> str | None:
     if not _ONE_MORE.search(low) or len(asked.split()) > 6:
         return None
     own = _read_question(asked)
-    if not own.subjects or not all(subject.terms for subject in own.subjects):
+    for_another = bool(_FOR_ANOTHER.match(low))  # "And for cholesterol?": what the frame asked, for this
+    if not for_another and (not own.subjects or not all(subject.terms for subject in own.subjects)):
         return None
     frame = _read_question(last_question(frame_text))
     if not frame.subjects:

@@ -104,7 +104,7 @@ class RuleExtractor:
             carried = False
             one_more = (
                 answers.one_more_under(open_topic.text, question.text)
-                if question is not None and subjects and open_topic is not None and open_topic is not question
+                if question is not None and open_topic is not None and open_topic is not question
                 else None
             )
             asked_verbatim = question.text if question is not None else None
