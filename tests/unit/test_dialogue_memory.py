@@ -2285,3 +2285,34 @@ def test_a_no_to_and_for_another_condition_denies_no_drug(talk):
     )
     assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT
     assert talk.keys(Section.MEDICATIONS) == {"amlodipine"}
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(U, "I take lisinopril. I'm allergic to amoxicillin"), (A, "What dose?"), (U, "10 mg")],
+        [(U, "I take lisinopril and I'm allergic to amoxicillin"), (U, "I stopped it last week")],
+        [
+            (A, "Any allergies to medicines or foods"),
+            (U, "penicillin"),
+            (U, "wait no, it was amoxicillin. hives"),
+            (A, "Do you take any medications regularly"),
+            (U, "just levothyroxine"),
+            (U, "75mcg every morning"),
+        ],
+    ],
+)
+def test_the_drug_in_focus_is_never_an_allergen(talk, turns):
+    """Found talking to the local stack: the dose after "just levothyroxine" went to the amoxicillin
+    the user is allergic to, which was stored as a drug taken: the dangerous direction."""
+    talk.say(*turns)
+    assert "amoxicillin" not in talk.keys(Section.MEDICATIONS)
+    assert talk.fact(Section.ALLERGIES, "amoxicillin").status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"), [("oh no, never", FactStatus.ABSENT), ("ой нет, что вы", FactStatus.ABSENT)]
+)
+def test_an_interjection_before_a_no_is_still_a_no(talk, answer, status):
+    talk.say((A, "Do you smoke"), (U, answer))
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is status

@@ -264,9 +264,12 @@ def last_question(text: str) -> str:
     return (asking[-1] if asking else parts[-1] if parts else text).strip()
 
 
+_INTERJECTION = re.compile(r"^(?:oh|ah|uh|hmm+|um+|ой|ах|ну|哦|啊)[,!.\s]+(?=\w)", re.IGNORECASE)
+
+
 def answer_shape(text: str) -> AnswerShape:
     """The form of an answer; CONTENT when it names something beyond yes/no."""
-    low = fold_in_place(text.strip())
+    low = _INTERJECTION.sub("", fold_in_place(text.strip()))  # "oh no, never", "ой нет, что вы"
     if PSEUDO_NEGATION.match(low) or _NOT_OFTEN.search(low) or _SELF_CORRECTION.match(low):
         return AnswerShape.CONTENT  # "Nothing helps my back pain", "I don't drink that often"
     if _UNSURE.match(low):

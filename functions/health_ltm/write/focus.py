@@ -215,6 +215,24 @@ def _over_for_all(assertion: Assertion, referents: list[_Referent], now: datetim
     return all(r.fact is None or now - r.fact.last_confirmed_at <= _RECENT_COMPLAINT for r in referents)
 
 
+def _allergens(earlier: Sequence[Assertion], memory: UserMemory) -> set[str]:
+    """Drug keys the user is allergic to, said in this fragment or on record: never the drug in focus."""
+    said = {
+        normalize_name(Section.MEDICATIONS, a.name, None).key
+        for a in earlier
+        if a.section is Section.ALLERGIES
+        and a.name
+        and a.status in (None, FactStatus.PRESENT)
+        and not a.retracted
+    }
+    stored = {
+        f.key
+        for f in memory.facts
+        if f.section is Section.ALLERGIES and is_current(f) and f.status is FactStatus.PRESENT
+    }
+    return said | stored
+
+
 def _candidates(
     assertion: Assertion,
     earlier: Sequence[Assertion],
@@ -227,6 +245,7 @@ def _candidates(
     current = [f for f in memory.facts if f.section is section and is_current(f)]
     by_key = {f.key: f for f in current}
     evidence = fold_in_place(assertion.evidence)
+    allergens = _allergens(earlier, memory) if section is Section.MEDICATIONS else set()
     # 1. Named earlier in this fragment: by the user (already extracted) or in the assistant's words.
     named: dict[str, _Referent] = {}
     for previous in earlier:
@@ -256,6 +275,8 @@ def _candidates(
             for at, fact in _stored_named(message, current)
         ]
         for _, key, name in sorted(found):
+            if key in allergens:
+                continue  # "I take lisinopril. I'm allergic to amoxicillin" / "10 mg": not the allergen's
             stored = by_key.get(key)
             named[key] = named.get(key) or _Referent(
                 key,

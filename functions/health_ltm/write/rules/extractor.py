@@ -183,13 +183,16 @@ class RuleExtractor:
                         )
                     out += [a for a in confirmed if a.section not in said]
             if index and messages[index - 1].role is Role.USER:  # "just levothyroxin" / "75mcg every morning"
-                named = {_key(out[i]) for i in previous_message if out[i].section is Section.MEDICATIONS}
+                named = {
+                    _key(out[i]): out[i]
+                    for i in previous_message
+                    if out[i].section is Section.MEDICATIONS and not out[i].retracted
+                }
                 whole = Sentence(message.text, fold_in_place(message.text), ())
+                drug = next(iter(named.values())) if len(named) == 1 else None
                 drafts += [
                     (d, whole, False, False)
-                    for d in followups.dose_after_the_drug(
-                        message.text, [d for d, _, _, _ in drafts], len(named)
-                    )
+                    for d in followups.dose_after_the_drug(message.text, [d for d, _, _, _ in drafts], drug)
                 ]
             if Section.ALLERGIES in asked:
                 drafts = _reactions_are_not_symptoms(drafts)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from ...domain.models import EvidenceKind
+from ...domain.models import Assertion, EvidenceKind
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK
 from ..dialogue import AnswerShape, answer_shape, last_question
@@ -504,17 +504,24 @@ def _dose_said(answer: str, bare: bool) -> dict | None:
     return attributes
 
 
-def dose_after_the_drug(answer: str, said: list[Draft], drugs_named_before: int) -> list[Draft]:
-    """A dose with its unit said in the message after the one that named a single drug, and naming
-    none itself ("just levothyroxin" / "75mcg every morning", "就优甲乐" / "每天早上空腹一片 50微克的"):
-    that drug's dose."""
-    if drugs_named_before != 1 or any(d.section is Section.MEDICATIONS for d in said):
+def dose_after_the_drug(answer: str, said: list[Draft], drug: Assertion | None) -> list[Draft]:
+    """A dose with its unit said in the message after the one that named a single ``drug``, and
+    naming none itself ("just levothyroxin" / "75mcg every morning", "就优甲乐" / "每天早上空腹一片
+    50微克的"): that drug's dose, by its name (the drug in focus may be an allergen said since)."""
+    if drug is None or not drug.name or any(d.section is Section.MEDICATIONS for d in said):
         return []
     attributes = _dose_said(answer, bare=False)
     if not attributes or "dose_value" not in attributes or "dose_unit" not in attributes:
         return []
     return [
-        Draft(Section.MEDICATIONS, (0, len(answer.rstrip())), attributes=attributes, refers_to_focus=True)
+        Draft(
+            Section.MEDICATIONS,
+            (0, len(answer.rstrip())),
+            name=drug.name,
+            hint=drug.normalized_hint,
+            status=drug.status,
+            attributes=attributes,
+        )
     ]
 
 
