@@ -2316,3 +2316,23 @@ def test_the_drug_in_focus_is_never_an_allergen(talk, turns):
 def test_an_interjection_before_a_no_is_still_a_no(talk, answer, status):
     talk.say((A, "Do you smoke"), (U, answer))
     assert talk.fact(Section.LIFESTYLE, "smoking").status is status
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "relatives"),
+    [
+        ("家里人有高血压吗", "我爸有 我妈也有", {"father", "mother"}),
+        ("家里人有高血压吗", "我爸和我妈都有", {"father", "mother"}),
+        (
+            "Does anyone in your family have high blood pressure?",
+            "my dad does, and my mum too",
+            {"father", "mother"},
+        ),
+        ("Does anyone in your family have high blood pressure?", "my dad does, my mum doesn't", {"father"}),
+        ("У родственников есть гипертония?", "у папы есть, у мамы тоже", {"father", "mother"}),
+    ],
+)
+def test_every_relative_an_answer_names_has_what_was_asked(talk, question, answer, relatives):
+    """Found talking to the local stack: "我爸有 我妈也有" kept only the father."""
+    talk.say((A, question), (U, answer))
+    assert talk.keys(Section.FAMILY_HISTORY) == {f"{r}:hypertension" for r in relatives}

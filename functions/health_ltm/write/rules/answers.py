@@ -27,7 +27,7 @@ from ..dialogue import AnswerShape, answer_shape, carried_topic, last_question, 
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import REMEDY_TAKEN
 from .allergies import _reaction as allergy_reaction
-from .chinese import ZH_HE_SHE, zh_dose, zh_number, zh_relative
+from .chinese import ZH_HE_SHE, zh_dose, zh_number, zh_relative, zh_relatives
 from .chinese import _med_details as zh_med_details
 from .chinese import _reaction as zh_reaction
 from .chinese import _who as zh_who
@@ -1286,9 +1286,14 @@ def _terms_with_status(
         attributes: dict = {}
         if section is Section.ALLERGIES and not negative:
             attributes = answer_reaction(answer)  # "Allergic to penicillin?" / "yes, I get hives"
+        relatives: list[Relative] = []
         if section is Section.FAMILY_HISTORY:
-            # "Does anyone in your family have diabetes?" / "yes, my mother": the relative answered
-            attributes["relative"] = (_answer_relative(answer) or subject.relative or Relative.OTHER).value
+            # "Does anyone in your family have diabetes?" / "yes, my mother": the relative answered;
+            # "我爸有 我妈也有", "my dad does, and my mum too": each of them
+            relatives = (_answer_relatives(answer) if not negative else []) or [
+                _answer_relative(answer) or subject.relative or Relative.OTHER
+            ]
+            attributes["relative"] = relatives[0].value
         elif section is Section.MEDICATIONS and question_text and not negative:
             sentence = split_sentences(question_text)
             if sentence:
@@ -1297,6 +1302,17 @@ def _terms_with_status(
                 if at >= 0:
                     attributes, _ = details(s, at, at + term.end - term.start, len(s.text), 0)
             attributes = {**attributes, **_answer_dose(answer)}  # "yes, but now 100 mg"
+        for relative in relatives[1:]:
+            drafts.append(
+                _draft(
+                    section,
+                    answer,
+                    name=name,
+                    hint=normalize_name(section, name).name_normalized,
+                    status=status,
+                    attributes={**attributes, "relative": relative.value},
+                )
+            )
         drafts.append(
             _draft(
                 section,
@@ -1342,6 +1358,25 @@ def _answer_relative(answer: str) -> Relative | None:
     if match:
         return RELATIVE_BY_WORD.get(match.group(0))
     return zh_relative(answer) if CJK.search(answer) else None
+
+
+# Where one relative's part of an answer ends: "my dad does, and my mum too", "我爸有 我妈也有"
+_RELATIVE_PART = re.compile(r"[,;，；。.]|\s(?:and|but|и|а|но)\s|(?<=[有是])\s+", re.IGNORECASE)
+
+
+def _answer_relatives(answer: str) -> list[Relative]:
+    """Every blood relative the answer says has it, in order; none in a part that says no ("my dad
+    does, my mum doesn't")."""
+    out: list[Relative] = []
+    for part in _RELATIVE_PART.split(fold_in_place(answer)):
+        if not part.strip() or NEGATION.search(part) or re.search(r"没有|没|不", part):
+            continue
+        found = [
+            RELATIVE_BY_WORD[m.group(0)] for m in RELATIVE.finditer(part) if m.group(0) in RELATIVE_BY_WORD
+        ]
+        found += zh_relatives(part) if CJK.search(part) else []
+        out += [r for r in found if r not in out]
+    return out
 
 
 def _relatives_answer(question: Question, answer: str) -> list[Draft]:
