@@ -1293,7 +1293,6 @@ def _terms_with_status(
             relatives = (_answer_relatives(answer) if not negative else []) or [
                 _answer_relative(answer) or subject.relative or Relative.OTHER
             ]
-            attributes["relative"] = relatives[0].value
         elif section is Section.MEDICATIONS and question_text and not negative:
             sentence = split_sentences(question_text)
             if sentence:
@@ -1302,7 +1301,7 @@ def _terms_with_status(
                 if at >= 0:
                     attributes, _ = details(s, at, at + term.end - term.start, len(s.text), 0)
             attributes = {**attributes, **_answer_dose(answer)}  # "yes, but now 100 mg"
-        for relative in relatives[1:]:
+        for said in [{**attributes, "relative": r.value} for r in relatives] or [attributes]:
             drafts.append(
                 _draft(
                     section,
@@ -1310,19 +1309,9 @@ def _terms_with_status(
                     name=name,
                     hint=normalize_name(section, name).name_normalized,
                     status=status,
-                    attributes={**attributes, "relative": relative.value},
+                    attributes=said,
                 )
             )
-        drafts.append(
-            _draft(
-                section,
-                answer,
-                name=name,
-                hint=normalize_name(section, name).name_normalized,
-                status=status,
-                attributes=attributes,
-            )
-        )
     return drafts
 
 
