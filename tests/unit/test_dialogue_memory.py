@@ -2336,3 +2336,22 @@ def test_every_relative_an_answer_names_has_what_was_asked(talk, question, answe
     """Found talking to the local stack: "我爸有 我妈也有" kept only the father."""
     talk.say((A, question), (U, answer))
     assert talk.keys(Section.FAMILY_HISTORY) == {f"{r}:hypertension" for r in relatives}
+
+
+def test_a_question_about_yourself_after_a_relatives_is_about_the_user(talk):
+    """b8zh03: "那您自己目前有什么健康问题吗" after a question about the mother gave the mother the
+    user's thyroid nodule."""
+    talk.say(
+        (U, "我妈前几年查出乳腺癌"),
+        (A, "您母亲确诊的时候大概多大年纪"),
+        (U, "52"),
+        (A, "好的 那您自己目前有什么健康问题吗"),
+        (U, "我有甲状腺结节 每年复查一次B超 别的没啥"),
+    )
+    assert talk.keys(Section.FAMILY_HISTORY) == {"mother:breast_cancer"}
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"thyroid_nodule"}
+
+
+def test_health_problems_asked_in_chinese_is_a_conditions_question(talk):
+    talk.say((A, "您有什么健康问题吗"), (U, "没有"))
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.CONFIRMED_ABSENT

@@ -99,7 +99,7 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         rx(
             r"chronic|medical\s+(?:conditions?|problems?|history|issues?|illness\w*)|health\s+(?:problems?"
             r"|conditions?|issues?)|past\s+medical|(?:any|other)\s+(?:diseases?|illness\w*|conditions?)"
-            r"|хронич|заболевани|болезн|болеете\s+чем|чем\s+(?:вы\s+)?болеете|慢性病|病史|什么病|基础病"
+            r"|хронич|заболевани|болезн|болеете\s+чем|чем\s+(?:вы\s+)?болеете|慢性病|病史|什么病|基础病|健康问题|身体问题"
             # "Any long-term conditions?", "ongoing health issues?", "有长期的病吗？"
             r"|(?:long[-\s]?(?:term|standing|lasting)|lifelong)\s+(?:medical\s+|health\s+)?"
             r"(?:conditions?|problems?|issues?|illness\w*|diseases?|diagnos\w*)"
@@ -818,7 +818,15 @@ def one_more_under(frame_text: str, question_text: str) -> str | None:
 def follows_up(question_text: str) -> bool:
     """A short question that leans on the previous one ("Do you know their names?", "Which one?")."""
     asked = last_question(question_text)
-    return len(asked.split()) <= 8 and bool(_FOLLOW_UP.search(fold_in_place(asked)))
+    low = fold_in_place(asked)
+    if _ABOUT_YOURSELF.search(low):
+        return False  # "那您自己目前有什么健康问题吗": a question about the user, not the one before
+    return len(asked.split()) <= 8 and bool(_FOLLOW_UP.search(low))
+
+
+_ABOUT_YOURSELF = rx(
+    r"\byourself\b|\bвы\s+сам[иа]?\b|\bу\s+вас\s+самой\b|\bу\s+вас\s+самого\b|您自己|你自己|您本人|你本人"
+)
 
 
 def user_topic(text: str) -> tuple[str, int] | None:
