@@ -2355,3 +2355,18 @@ def test_a_question_about_yourself_after_a_relatives_is_about_the_user(talk):
 def test_health_problems_asked_in_chinese_is_a_conditions_question(talk):
     talk.say((A, "您有什么健康问题吗"), (U, "没有"))
     assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(
+    ("said", "symptoms", "drugs"),
+    [
+        ("我头疼了 能吃布洛芬吗", {"headache"}, set()),
+        ("阿莫西林 能吃吗", set(), set()),
+        ("我想吃布洛芬 可以吗", set(), set()),
+    ],
+)
+def test_a_chinese_question_typed_after_a_space_asks_only_of_itself(talk, said, symptoms, drugs):
+    """ "我头疼了 能吃布洛芬吗": the headache is said, the ibuprofen only asked about."""
+    talk.say((U, said))
+    assert talk.keys(Section.SYMPTOMS) == symptoms
+    assert talk.keys(Section.MEDICATIONS) == drugs

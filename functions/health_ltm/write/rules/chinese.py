@@ -238,8 +238,17 @@ _CONDITIONAL = re.compile(r"如果|要是|万一|假如|假设|倘若|的话")
 _QUESTION_END = re.compile(r"[吗呢嘛][\s？?。!！]*$")
 
 
+# Chat Chinese often types a space where a comma would be: "这两天智齿发炎疼死了 能吃布洛芬吗"
+_SPACED_PART = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+
+
 def _hypothetical(s: Sentence, pos: int) -> bool:
     start, end = s.clause(pos)
+    # a statement said to its end ("…疼死了") and a question typed after a space ask apart
+    for gap in _SPACED_PART.finditer(s.low, pos, end):
+        if s.low[gap.start() - 1] in "了啦":
+            end = gap.start()
+            break
     clause = s.low[start:end]
     if _HYPOTHETICAL.search(clause) or _QUESTION_END.search(clause) or s.text[end : end + 1] in ("?", "？"):
         return True
