@@ -2370,3 +2370,9 @@ def test_a_chinese_question_typed_after_a_space_asks_only_of_itself(talk, said, 
     talk.say((U, said))
     assert talk.keys(Section.SYMPTOMS) == symptoms
     assert talk.keys(Section.MEDICATIONS) == drugs
+
+
+def test_prividalis_asks_for_vaccinations(talk):
+    """b7ru05: "А раньше прививались от чего-то?" was no vaccination question."""
+    talk.say((A, "А раньше прививались от чего-то?"), (U, "от ковида два раза в 2021"))
+    assert talk.fact(Section.VACCINATIONS, "covid_19").status is FactStatus.PRESENT
