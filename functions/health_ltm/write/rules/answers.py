@@ -117,7 +117,11 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         ),
     ),
     (Section.SURGERIES, None, rx(r"surger|operation|operated|операц|оперир|手术")),
-    (Section.VACCINATIONS, None, rx(r"vaccin|immuni[sz]|\bshots?\b|\bjabs?\b|прививк|привит|привива|вакцин|疫苗")),
+    (
+        Section.VACCINATIONS,
+        None,
+        rx(r"vaccin|immuni[sz]|\bshots?\b|\bjabs?\b|прививк|привит|привива|вакцин|疫苗"),
+    ),
     (
         Section.LIFESTYLE,
         "smoking",
