@@ -2376,3 +2376,10 @@ def test_prividalis_asks_for_vaccinations(talk):
     """b7ru05: "А раньше прививались от чего-то?" was no vaccination question."""
     talk.say((A, "А раньше прививались от чего-то?"), (U, "от ковида два раза в 2021"))
     assert talk.fact(Section.VACCINATIONS, "covid_19").status is FactStatus.PRESENT
+
+
+def test_an_answer_that_takes_a_name_back_for_another_keeps_only_the_other(talk):
+    """Found talking to the local stack: "Аллергия на что-нибудь есть" / "на пенициллин, ой нет, не
+    то, на цефтриаксон" kept both (the statement alone kept only the ceftriaxone)."""
+    talk.say((A, "Аллергия на что-нибудь есть"), (U, "на пенициллин, ой нет, не то, на цефтриаксон"))
+    assert talk.keys(Section.ALLERGIES) == {"ceftriaxone"}

@@ -137,6 +137,19 @@ class RuleExtractor:
                 answered = answers.extract(
                     subject, message.text, ctx, said_keys, topic_from_user=question is None, carried=carried
                 )
+                taken_back_here = {
+                    (d.section, normalize_name(d.section, d.name, d.hint).key)
+                    for d, _, _, _ in drafts
+                    if d.retracted and d.section in _NAMED  # a value said again ("72.. хотя нет, 69") stays
+                }
+                # "Аллергия есть?" / "на пенициллин, ой нет, не то, на цефтриаксон": the answer reads
+                # no name the user took back in it
+                answered = [
+                    d
+                    for d in answered
+                    if (d.section, normalize_name(d.section, d.name, d.hint).key) not in taken_back_here
+                ]
+                answered = _not_taken_back(answered, message.text)
                 if one_more is not None:
                     for d in answered:  # the evidence quotes what the assistant said, not the reading
                         if d.context_evidence:
@@ -577,6 +590,24 @@ def _vaccines_are_not_diseases(found: list[Draft], sentence: Sentence) -> list[D
         if d.section not in _DISEASES or not inside or had:
             kept.append(d)
     return kept
+
+
+def _not_taken_back(answered: list[Draft], text: str) -> list[Draft]:
+    """An answer that takes a name back for another ("на пенициллин, ой нет, не то, на
+    цефтриаксон"): the names said only before the take-back are void."""
+    back = _TAKEN_BACK_FOR.search(text)
+    if back is None:
+        return answered
+    low = fold_in_place(text)
+    before, after = low[: back.start()], low[back.end() :]
+
+    def only_before(d: Draft) -> bool:
+        name = fold_in_place(d.name or "")
+        return bool(name) and name in before and name not in after
+
+    if not any(d.name and fold_in_place(d.name) in after for d in answered):
+        return answered  # nothing named instead: the take-back is read elsewhere
+    return [d for d in answered if not only_before(d)]
 
 
 def _replace_previous(
