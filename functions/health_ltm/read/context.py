@@ -385,56 +385,50 @@ def _statuses(
     scan: _Scan | None = None,
     just_said: set[Section] | frozenset[Section] = frozenset(),
 ) -> list[StatusLine]:
-    """A section the user said has none, or that they do not know: one line, never a gap. Not
-    where a current fact of the section contradicts it (that is a clarification or a discrepancy),
-    nor where something just said about it waits to be processed (``just_said``)."""
+    """A section the user said has none, or that they do not know, or whose every fact ended: one
+    line, never a gap. Not where a current fact of the section contradicts it (that is a
+    clarification or a discrepancy), nor where something just said about it waits to be processed
+    (``just_said``)."""
     lines: list[StatusLine] = []
     scan = scan or _scan(memory, set(sections), False)
-    stated = scan.stated
+    ended = _ended_counts(memory, scan)
     for section in sections:
-        state = memory.sections.get(section)
-        if section in stated or section in just_said:
+        if section in scan.stated or section in just_said:
             continue  # a fresh mention ("I'm allergic to penicillin") outdates "none known"
-        if (
-            state is not None
-            and section in SECTIONS_WITH_STATUS
-            and state.status is SectionStatus.CONFIRMED_ABSENT
-        ):
-            status: Literal[SectionStatus.CONFIRMED_ABSENT, SectionStatus.UNSURE] = (
-                SectionStatus.CONFIRMED_ABSENT
-            )
-        elif state is not None and section in SECTIONS_WITH_STATUS and state.status is SectionStatus.UNSURE:
-            status = SectionStatus.UNSURE
-        else:
-            ended = _ended_only(memory, section, scan)
-            if (
-                ended
-            ):  # "I stopped the amlodipine", nothing taken now: the model must not read "never discussed"
-                lines.append(StatusLine(section=section, status=SectionStatus.PRESENT, ended=ended))
-            continue
-        lines.append(
-            StatusLine(
-                section=section,
-                status=status,
-                since=state.updated_at.date() if state.updated_at else None,
-            )
-        )
+        state = memory.sections.get(section)
+        said = state.status if state is not None and section in SECTIONS_WITH_STATUS else None
+        if state is not None and said in _SAID_OF_A_WHOLE_SECTION:
+            since = state.updated_at.date() if state.updated_at else None
+            lines.append(StatusLine(section=section, status=_SAID_OF_A_WHOLE_SECTION[said], since=since))
+        elif ended.get(section):
+            # "I stopped the amlodipine", nothing taken now: the model must not read "never discussed"
+            lines.append(StatusLine(section=section, status=SectionStatus.PRESENT, ended=ended[section]))
     return lines
 
 
-def _ended_only(memory: UserMemory, section: Section, scan: _Scan) -> int:
-    """How many facts of ``section`` ended (stopped, resolved) when nothing of it is shown: the
-    briefs a question about the present loads instead of the whole ended facts."""
-    if scan.own.get(section):
-        return 0  # something of it is shown (a drug stopped for what it did is)
-    return sum(
-        1
-        for brief in memory.ended
-        if brief.section is section
-        and not brief.deleted
-        and brief.stage in (Stage.ACTIVE, Stage.STABLE)
-        and brief.status in HISTORICAL_STATUSES
-    )
+_SAID_OF_A_WHOLE_SECTION: dict[
+    SectionStatus, Literal[SectionStatus.CONFIRMED_ABSENT, SectionStatus.UNSURE]
+] = {
+    SectionStatus.CONFIRMED_ABSENT: SectionStatus.CONFIRMED_ABSENT,
+    SectionStatus.UNSURE: SectionStatus.UNSURE,
+}
+
+
+def _ended_counts(memory: UserMemory, scan: _Scan) -> dict[Section, int]:
+    """Per section with nothing of it shown, how many of its facts ended (stopped, resolved): the
+    briefs a question about the present loads instead of the whole ended facts, in one pass."""
+    counts: dict[Section, int] = {}
+    for brief in memory.ended:
+        if scan.own.get(brief.section):
+            continue  # something of it is shown (a drug stopped for what it did is)
+        if (
+            brief.deleted
+            or brief.stage not in (Stage.ACTIVE, Stage.STABLE)
+            or brief.status not in HISTORICAL_STATUSES
+        ):
+            continue
+        counts[brief.section] = counts.get(brief.section, 0) + 1
+    return counts
 
 
 def _gaps(
