@@ -569,15 +569,15 @@ def extract(
     ``already``: (section, key) of what the ordinary rules found in this answer; the answer's own
     statement wins ("No, but I'm allergic to cats" is read by the allergy rules, not as a "no"),
     and what they did not find is still read ("Lisinopril 10 mg and metformin 500 mg")."""
-    verdicts = [d for d in _visit_verdicts(answer) if _draft_key(d) not in already]
+    verdicts = [d for d in _visit_verdicts(answer) if d.identity() not in already]
     if topic_from_user and not _TOPIC_OPENER.match(fold_in_place(question_text)):
         return verdicts  # the user's visit is the topic: only its verdict is read
     question = read_question(question_text)
     if not question.subjects:
         return _injury_fine(question, answer) + verdicts
     if question.asks_how:
-        gone = [d for d in _gone(question, answer) if _draft_key(d) not in already]
-        return gone + [d for d in verdicts if _draft_key(d) not in {_draft_key(g) for g in gone}]
+        gone = [d for d in _gone(question, answer) if d.identity() not in already]
+        return gone + [d for d in verdicts if d.identity() not in {g.identity() for g in gone}]
     shape = answer_shape(answer)
     colloquial = _colloquial_no(question, answer)
     if colloquial is not None:
@@ -604,11 +604,11 @@ def extract(
         if shape is AnswerShape.YES and drafts and named:
             # "是因为甲减吗" / "嗯 桥本", "Do you have asthma?" / "yes, and eczema": the yes keeps what
             # was asked as well as what the answer adds
-            keys = {(*_draft_key(d), d.attributes.get("relative")) for d in drafts}
+            keys = {(*d.identity(), d.attributes.get("relative")) for d in drafts}
             drafts += [
                 d
                 for d in _affirmed(replace(question, subjects=named), answer, ctx)
-                if (*_draft_key(d), d.attributes.get("relative")) not in keys
+                if (*d.identity(), d.attributes.get("relative")) not in keys
             ]
     elif shape is AnswerShape.UNSURE and _names_something(rest) and _about_allergies(question):
         # "Any allergies?" / "possibly shellfish, never been tested": a suspected allergy is kept
@@ -642,7 +642,7 @@ def extract(
     for draft in drafts:
         if draft.kind is not AssertionKind.FACT and draft.section in said_sections:
             continue
-        key = normalize_name(draft.section, draft.name, draft.hint).key
+        key = draft.identity()[1]
         if (draft.section, key) in already:
             continue
         if draft.section is Section.MEDICATIONS and key in allergens:
@@ -655,12 +655,8 @@ def extract(
                 # "…от давления, правильно понимаю" / "да, гипертония": the user's own word, an answer
                 draft.evidence_kind = EvidenceKind.ANSWER_TO_QUESTION
         out.append(draft)
-    taken = {_draft_key(d) for d in out}
-    return out + [d for d in verdicts if _draft_key(d) not in taken]
-
-
-def _draft_key(draft: Draft) -> tuple[Section, str]:
-    return draft.section, normalize_name(draft.section, draft.name, draft.hint).key
+    taken = {d.identity() for d in out}
+    return out + [d for d in verdicts if d.identity() not in taken]
 
 
 _SECOND_PERSON = [

@@ -124,11 +124,7 @@ class RuleExtractor:
             drafts, relative_in_focus = reading.drafts, reading.relative_in_focus
             topic = answers.user_topic(message.text) if question is None else None
             said = {d.section for d, _, _, _ in drafts if not d.retracted}
-            said_keys = frozenset(
-                (d.section, normalize_name(d.section, d.name, d.hint).key)
-                for d, _, _, _ in drafts
-                if not d.retracted
-            )
+            said_keys = frozenset(d.identity() for d, _, _, _ in drafts if not d.retracted)
             if question is not None or topic is not None:
                 whole = Sentence(message.text, fold_in_place(message.text), ())
                 subject = question.text if question is not None else topic[0]  # type: ignore[index]
@@ -137,18 +133,8 @@ class RuleExtractor:
                 answered = answers.extract(
                     subject, message.text, ctx, said_keys, topic_from_user=question is None, carried=carried
                 )
-                taken_back_here = {
-                    (d.section, normalize_name(d.section, d.name, d.hint).key)
-                    for d, _, _, _ in drafts
-                    if d.retracted and d.section in _NAMED  # a value said again ("72.. хотя нет, 69") stays
-                }
                 # "Аллергия есть?" / "на пенициллин, ой нет, не то, на цефтриаксон": the answer reads
                 # no name the user took back in it
-                answered = [
-                    d
-                    for d in answered
-                    if (d.section, normalize_name(d.section, d.name, d.hint).key) not in taken_back_here
-                ]
                 answered = _not_taken_back(answered, message.text)
                 if one_more is not None:
                     for d in answered:  # the evidence quotes what the assistant said, not the reading
@@ -244,7 +230,7 @@ class RuleExtractor:
             voided_here = [i for i in current if out[i].retracted]
             current += _meant_instead(out, taken_back + voided_here, message.text)
             said_here = {  # names and "none"s: "不对 说错了 是75" puts a dose right, not a name
-                (d.section, normalize_name(d.section, d.name, d.hint).key)
+                d.identity()
                 for d, _, _, _ in drafts
                 if not d.retracted and ((d.name or "").strip() or d.kind is not AssertionKind.FACT)
             }
@@ -388,12 +374,8 @@ def _allergens_are_not_drugs(
     return [
         x
         for x in drafts
-        if not (x[0].section is Section.MEDICATIONS and x[0].name and _draft_key(x[0]) in allergens)
+        if not (x[0].section is Section.MEDICATIONS and x[0].name and x[0].identity()[1] in allergens)
     ]
-
-
-def _draft_key(draft: Draft) -> str:
-    return normalize_name(draft.section, draft.name, draft.hint).key
 
 
 # What happened when the allergen was taken: "got an itchy rash all over last time i took it",

@@ -15,7 +15,7 @@ from ...domain.attributes import Relative
 from ...domain.models import AssertionKind, EvidenceKind, Experiencer, Temporality
 from ...domain.sections import FactStatus, Section
 from ...domain.text import fold_in_place
-from ..normalize import find_terms, kinds_for
+from ..normalize import find_terms, kinds_for, normalize_name
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])\s*|\n+")  # CJK needs no space
 # Where a sentence stops inside one message (an answer is read as a whole message): a Latin stop
@@ -106,6 +106,10 @@ class Draft:
     refers_to_focus: bool = False
     evidence_kind: EvidenceKind = EvidenceKind.STATED
     context_evidence: str | None = None
+
+    def identity(self) -> tuple[Section, str]:
+        """(section, normalised key): what the draft is about, as the store keys it."""
+        return self.section, normalize_name(self.section, self.name, self.hint).key
 
 
 @dataclass(frozen=True)
