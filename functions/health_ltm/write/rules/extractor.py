@@ -620,17 +620,15 @@ def _meant_instead(out: list[Assertion], voided: list[int], text: str) -> list[i
     base = out[voided[-1]] if voided else None
     if base is None or base.section not in _NAMED:
         return []
-    kinds = kinds_for(base.section)
     meant = _MEANT.search(text)
+    right_after = meant is None  # after a bare take-back only the name alone: "ой нет, не то, на X"
+    meant = meant or _TAKEN_BACK_FOR.search(text)
     if meant is None:
-        meant = _TAKEN_BACK_FOR.search(text)
-        terms = find_terms(kinds, text[meant.end() :]) if meant else []
-        if meant is None or not terms or terms[0].start != 0:
-            return []
-        if not _ALONE_AFTER.match(text, meant.end() + terms[0].end):
-            return []
-    terms = find_terms(kinds, text[meant.end() :])
+        return []
+    terms = find_terms(kinds_for(base.section), text[meant.end() :])
     if not terms:
+        return []
+    if right_after and (terms[0].start != 0 or not _ALONE_AFTER.match(text, meant.end() + terms[0].end)):
         return []
     whose = fold_in_place(text[meant.end() : meant.end() + terms[0].start])
     someone = RELATIVE.search(whose) or THIRD_PARTY.search(whose)
