@@ -466,6 +466,8 @@ def test_stopping_a_drug_is_not_giving_up_drinking(talk):
         ),
         ([(U, "I stopped the metformin. It gave me diarrhea.")], "metformin", "It gave me diarrhea"),
         ([(U, "it made me dizzy so I stopped the amlodipine")], "amlodipine", "made me dizzy"),
+        # found talking to the local stack: "so I stopped taking it" is the stop, not its reason
+        ([(U, "the metformin upset my stomach so I stopped taking it")], "metformin", "upset my stomach"),
         # found talking to the local stack: "made my ..." kept no reason
         (
             [(U, "I stopped taking the amlodipine last week, it made my ankles swell")],

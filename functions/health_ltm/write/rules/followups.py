@@ -403,6 +403,8 @@ _CAUSED_BY_IT = rx(
 _OTHER_CLAUSE = rx(
     r"\b(?:but|however|now|still|anyway)\b|\b(?:но|а|однако|сейчас|теперь|до\s+сих\s+пор|вс[её]\s+ещ[её])\b"
     r"|但|可是|不过|现在|还是"
+    # the stop told after its cause: "upset my stomach so I stopped taking it" ends at "so"
+    r"|\bso\s+i\b|\bтак\s+что\b|\bпоэтому\b|所以"
 )
 
 
