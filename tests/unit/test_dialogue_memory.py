@@ -1864,6 +1864,19 @@ def test_a_dose_put_right_in_the_next_message_is_the_dose(talk, question, first,
 
 
 @pytest.mark.parametrize(
+    ("said", "key", "dose"),
+    [
+        ("lisinopril 10 mg, sorry, I mean 20 mg", "lisinopril", 20.0),
+        ("я пью эналаприл 10 мг, ой, 5 мг", "enalapril", 5.0),
+    ],
+)
+def test_a_dose_put_right_in_the_drugs_own_sentence_is_the_dose(talk, said, key, dose):
+    """Found talking to the local stack: "lisinopril 10 mg, sorry, I mean 20 mg" kept 10 mg."""
+    talk.say((U, said))
+    assert talk.fact(Section.MEDICATIONS, key).attributes["dose_value"] == dose
+
+
+@pytest.mark.parametrize(
     ("question", "answer", "status"),
     [
         ("Do you exercise regularly?", "not really", FactStatus.ABSENT),

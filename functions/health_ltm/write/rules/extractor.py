@@ -301,6 +301,7 @@ class RuleExtractor:
                 found += followups.extract(sentence, ctx)  # a change the drug rules could not place
             else:  # "... so I quit it, and the doctor switched me to valsartan": "it" comes first
                 found = followups.stopped_before(sentence, ctx, min(meds)) + found
+                _put_dose_right(found, sentence)
             found = followups.side_effects_of_stop(sentence, found, previous)
             found = _vaccines_are_not_diseases(found, sentence)
             if retraction:
@@ -357,6 +358,19 @@ def _reactions_are_not_symptoms(
         for d in drafts
         if not (d[0].section is Section.SYMPTOMS and answers.is_reaction(d[1].text[slice(*d[0].span)]))
     ]
+
+
+def _put_dose_right(found: list[Draft], sentence: Sentence) -> None:
+    """ "lisinopril 10 mg, sorry, I mean 20 mg": the dose put right in the drug's own sentence is the
+    dose of the drug named last before it."""
+    corrected = followups.corrected_dose(sentence)
+    if corrected is None:
+        return
+    (at, _), attributes = corrected
+    before = [d for d in found if d.section is Section.MEDICATIONS and d.span[0] < at]
+    if before:
+        drug = before[-1]
+        drug.attributes = {**drug.attributes, **attributes}
 
 
 def _allergens_are_not_drugs(

@@ -110,6 +110,26 @@ _VALUE_BEFORE = rx(
 )
 
 
+def corrected_dose(s: Sentence) -> tuple[tuple[int, int], dict] | None:
+    """A dose put right in the sentence ("25 not 50", "sorry, I mean 20 mg", "不对 说错了 是75"):
+    where it is said, and the right value (its unit when said; "是75" keeps the one said before)."""
+    correction = _VALUE_CORRECTION.search(s.low)
+    if correction is None or _NOT_A_DOSE.search(s.low):
+        return None
+    new = next(v for k, v in correction.groupdict().items() if k.startswith("new") and v)
+    unit = (
+        "mcg"
+        if re.search(r"mcg|мкг|微克", s.low)
+        else "mg"
+        if re.search(r"mg|мг|毫克", s.low) or not CJK.search(s.text)
+        else None
+    )
+    return correction.span(), {
+        "dose_value": float(new.replace(",", ".")),
+        **({"dose_unit": unit} if unit else {}),
+    }
+
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if third_party_before(s, 0) and not re.search(r"\b(?:me|мне|меня)\b", s.low):
         return []
@@ -118,27 +138,10 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
     stopped = _STOPPED.search(s.low)
     if stopped and not hypothetical(s, stopped.start()):
         return [_stop(s, ctx, stopped)]
-    correction = _VALUE_CORRECTION.search(s.low)
-    if correction and not _NOT_A_DOSE.search(s.low):
-        new = next(v for k, v in correction.groupdict().items() if k.startswith("new") and v)
-        unit = (
-            "mcg"
-            if re.search(r"mcg|мкг|微克", s.low)
-            else "mg"
-            if re.search(r"mg|мг|毫克", s.low) or not CJK.search(s.text)
-            else None  # "不对 说错了 是75": the unit said before stays
-        )
-        return [
-            Draft(
-                Section.MEDICATIONS,
-                s.evidence(*correction.span()),
-                attributes={
-                    "dose_value": float(new.replace(",", ".")),
-                    **({"dose_unit": unit} if unit else {}),
-                },
-                refers_to_focus=True,
-            )
-        ]
+    corrected = corrected_dose(s)
+    if corrected is not None:
+        span, attributes = corrected
+        return [Draft(Section.MEDICATIONS, s.evidence(*span), attributes=attributes, refers_to_focus=True)]
     change = _DOSE_CHANGE.search(s.low) or _DOSE_ITSELF.search(s.low)
     if change and not hypothetical(s, change.start()):
         both = dose_from_to(s.low, change.start(), len(s.text))
