@@ -123,6 +123,8 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("blind7_held_precision_shown", "blind7_held precision, shown", ""),
             ("blind8_held_recall_shown", "blind8_held recall, shown (written blind, never tuned on)", ""),
             ("blind8_held_precision_shown", "blind8_held precision, shown", ""),
+            ("blind9_held_recall_shown", "blind9_held recall, shown (written blind, never tuned on)", ""),
+            ("blind9_held_precision_shown", "blind9_held precision, shown", ""),
             ("relative_as_self", "relative / other person stored as self", "0"),
             ("affirmed_as_absent", "affirmed stored as absent", "0"),
             ("denied_as_present", "denied stored as present", "0"),

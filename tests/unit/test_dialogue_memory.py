@@ -2398,3 +2398,53 @@ def test_an_answer_that_takes_a_name_back_for_another_keeps_only_the_other(talk)
     то, на цефтриаксон" kept both (the statement alone kept only the ceftriaxone)."""
     talk.say((A, "Аллергия на что-нибудь есть"), (U, "на пенициллин, ой нет, не то, на цефтриаксон"))
     assert talk.keys(Section.ALLERGIES) == {"ceftriaxone"}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "section", "kept"),
+    [
+        ("Any drug allergies?", "penicillin, scratch that, amoxicillin", Section.ALLERGIES, "amoxicillin"),
+        ("any allergies?", "penicillin, oh no sorry, ceftriaxone", Section.ALLERGIES, "ceftriaxone"),
+        ("Какие лекарства принимаете?", "эналаприл, хотя нет, лозартан", Section.MEDICATIONS, "losartan"),
+    ],
+)
+def test_a_take_back_inside_a_list_answer_keeps_the_name_after_it(talk, question, answer, section, kept):
+    """The "no" of "oh no sorry" / "хотя нет" had been read as denying the name after it, and
+    "scratch that" was not a take-back inside an answer: the wrong name alone was kept."""
+    talk.say((A, question), (U, answer))
+    assert talk.keys(section) == {kept}
+
+
+def test_a_take_back_inside_an_answer_keeps_what_it_does_not_name(talk):
+    """b6ru05: "168, вес 72.. хотя нет, уже 69": the weight is put right, the height stays."""
+    talk.say((A, "Рост и вес?"), (U, "168, вес 72.. хотя нет, уже 69"))
+    slots = {f.key: f.attributes for f in talk.memory.facts if f.section is Section.DEMOGRAPHICS}
+    assert slots["height_cm"]["height_cm"] == 168
+
+
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        ("I have a fever, 38.5", "no fever now"),
+        ("у меня температура 38", "температуры нет"),
+        ("发烧38度", "发烧没有了"),
+    ],
+)
+def test_a_symptom_denied_later_is_over(talk, first, later):
+    """A bare "no fever now" was dropped (no first person, no verb), and "температуры нет" after a
+    fever on record stored it absent (never had it): it was there and is over."""
+    talk.say((U, first))
+    talk.say((U, later), session="s2")
+    assert talk.fact(Section.SYMPTOMS, "fever").status is FactStatus.RESOLVED
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [("发烧吗？", "不发烧"), ("有没有咳嗽？", "咳嗽没有"), ("Any fever?", "no fever")],
+)
+def test_a_symptom_denied_in_an_answer_is_absent_and_not_present_too(talk, question, answer):
+    """b9zh02: "发烧吗？" / "不发烧" stored the fever both present and absent: the answer reader saw
+    no Chinese negation without spaces."""
+    talk.say((A, question), (U, answer))
+    [symptom] = [f for f in talk.memory.facts if f.section is Section.SYMPTOMS]
+    assert symptom.status is FactStatus.ABSENT

@@ -145,6 +145,11 @@ def decide(
     return _decide_section(candidate, section_state, section_facts, ctx)
 
 
+# A symptom or an acute illness on record that the user now denies has ended; a denial that puts a
+# mistake right comes as a correction and says absent.
+_OVER_WHEN_DENIED = frozenset({Section.SYMPTOMS, Section.REPORTED_DIAGNOSES})
+
+
 def _decide_fact(
     candidate: Candidate,
     existing: Fact | None,
@@ -158,6 +163,14 @@ def _decide_fact(
         )
     # a change that says no status ("correction: it was 850 mg, not 500") keeps the fact's own
     status = candidate.status or existing.status
+    if (
+        status is FactStatus.ABSENT
+        and existing.status is FactStatus.PRESENT
+        and existing.section in _OVER_WHEN_DENIED
+        and existing.deleted_at is None
+        and not candidate.correction
+    ):
+        status = FactStatus.RESOLVED  # "fever 38" ... "no fever now": it was there and is over
 
     if existing.source_fragment_ids and ctx.fragment_id in existing.source_fragment_ids:
         same = existing.status == status and _attributes_after(existing, candidate) == existing.attributes

@@ -53,6 +53,7 @@ from .text import (
     RELATIVE,
     RELATIVE_BY_WORD,
     SENTENCE_STOP,
+    TAKEN_BACK_FOR,
     THIRD_PARTY,
     Context,
     Draft,
@@ -1441,6 +1442,11 @@ _REACTION_WORDS = rx(
 )
 
 
+def _taken_back_right_before(low: str, offset: int, at: int) -> bool:
+    """The name at ``at`` follows a take-back at once ("хотя нет, лозартан"): its "no" is no denial."""
+    return any(m.end() == at for m in TAKEN_BACK_FOR.finditer(low, offset, at))
+
+
 def _named(subject: Subject, answer: str, offset: int, negative: bool, ctx: Context) -> list[Draft]:
     """The things a list answer names, in the subject's section: "Zoloft, and Ambien at night"."""
     section = subject.section
@@ -1472,8 +1478,17 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool, ctx: Cont
                 continue  # "what's it for?" / "not for diabetes": nothing about the user's diabetes
         elif term is not None and section is Section.ALLERGIES and denied_in_answer(text, a, b, offset):
             denied = True  # "на пенициллин нет", "penicillin no. cats yes": not allergic to it
-        elif any(NEGATION.fullmatch(w.strip(",.")) for w in low[max(offset, a - 12) : a].split()[-2:]):
-            continue  # "not penicillin"
+        elif (
+            term is not None
+            and section is Section.SYMPTOMS
+            and CJK.search(text)
+            and denied_in_answer(text, a, b)
+        ):
+            denied = True  # "有没有咳嗽？" / "咳嗽没有", "不发烧": none
+        elif any(
+            NEGATION.fullmatch(w.strip(",.")) for w in low[max(offset, a - 12) : a].split()[-2:]
+        ) and not (_taken_back_right_before(low, offset, a)):
+            continue  # "not penicillin"; but "penicillin, oh no sorry, ceftriaxone" names ceftriaxone
         target = section
         if target is not Section.FAMILY_HISTORY and _someone_else(text, a):
             continue  # "My mother has high blood pressure": not the user's own

@@ -1410,6 +1410,7 @@ _SITE_BETTER = re.compile(
     r"(?:好了|没事了)(?!一点|一些|点|些|很多|不少|多|以后|之后|再|就)"
 )
 _S_BACK = re.compile(r"又|再次|重新")
+_S_NONE_AFTER = re.compile(r"(?:也|都|倒|就)?(?:没有|没)(?:过|了)?\s*(?:$|[,，。;；!！?？])")
 _INJURY_WORDS = re.compile(r"扭伤|崴|骨折|摔|撞|韧带|拉伤|挫伤")
 _DIAGNOSED = re.compile(
     r"说是|诊断|确诊|查出|得了|患(?:有|了)?|(?:医生|大夫|医师|医院|[\u4e00-\u9fff]{1,3}科)(?:看了|检查后)?(?:说|讲|认为)"
@@ -1498,6 +1499,7 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
         # what follows the complaint, up to the next one: "还没好" there keeps it going
         upto = next((x for x, y, _, _ in mentions[index + 1 :] if x >= c_end), len(s.text))
         negated = _negated(s, a, window=3) or bool(re.search(r"不|没|消", _masked(mid)))
+        negated = negated or bool(_S_NONE_AFTER.match(rest))  # "咳嗽没有", "发烧倒没有"
         changed = bool(re.match(r"[了啦]", rest)) or bool(
             re.search(r"已经|不再|再也", s.low[max(c_start, a - 4) : a] + mid)
         )

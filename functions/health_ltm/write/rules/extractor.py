@@ -44,6 +44,7 @@ from .text import (
     REMEMBER,
     RESULTS_CAME,
     RETRACTION,
+    TAKEN_BACK_FOR,
     THIRD_PARTY,
     Context,
     Draft,
@@ -546,15 +547,6 @@ def _put_right(out: list[Assertion], current: list[int], text: str) -> list[int]
 _ABOUT = rx(r"[\s,]*(?:about|re|regarding|насч[её]т|про|关于|那个)\b|[\s,]*(?:关于|那个)")
 # "Scratch that, I meant tramadol", "забудь, я имела в виду ибупрофен", "说错了，我是说布洛芬"
 _MEANT = rx(r"\b(?:i\s+)?meant\b|\bi\s+mean\b|\bимел[аи]?\s+в\s+виду\b|我是说|我指的是|应该是")
-# A take-back followed at once by the right name and nothing else: "на пенициллин, ой нет, не то, на
-# цефтриаксон", "penicillin, oh no sorry, to ceftriaxone", "青霉素，说错了，是头孢". Anything more
-# ("no wait, I was on warfarin, they switched me") is a story the rules read as it is.
-_TAKEN_BACK_FOR = rx(
-    r"(?:\bой,?\s+нет\b|\bнет,?\s+не\s+то\b|\boh,?\s+no,?\s+(?:wait|sorry)\b|\bno,?\s+wait\b|\bwait,?\s+no\b"
-    r"|说错了|搞错了)(?:[\s,.:;—–-]*(?:не\s+то|i\s+mean|sorry|it\s+was|it'?s|это|是))*[\s,.:;—–-]*(?:на\s+|to\s+)?"
-)
-
-
 # A message that opens by putting the previous one right: "penicillin" / "wait no, it was
 # amoxicillin", "sorry, I mean amoxicillin", "ой, нет, на амоксициллин", "不对，是阿莫西林".
 _REPLACES_PREVIOUS = rx(
@@ -591,13 +583,15 @@ def _vaccines_are_not_diseases(found: list[Draft], sentence: Sentence) -> list[D
 def _not_taken_back(answered: list[Draft], text: str) -> list[Draft]:
     """An answer that takes a name back for another ("на пенициллин, ой нет, не то, на
     цефтриаксон"): the names said only before the take-back are void."""
-    back = _TAKEN_BACK_FOR.search(text)
+    back = TAKEN_BACK_FOR.search(text)
     if back is None:
         return answered
     low = fold_in_place(text)
     before, after = low[: back.start()], low[back.end() :]
 
     def only_before(d: Draft) -> bool:
+        if d.section not in _NAMED:
+            return False  # "168, вес 72.. хотя нет, уже 69": the height stays, the weight is put right
         name = fold_in_place(d.name or "")
         return bool(name) and name in before and name not in after
 
@@ -636,7 +630,7 @@ def _meant_instead(out: list[Assertion], voided: list[int], text: str) -> list[i
         return []
     meant = _MEANT.search(text)
     right_after = meant is None  # after a bare take-back only the name alone: "ой нет, не то, на X"
-    meant = meant or _TAKEN_BACK_FOR.search(text)
+    meant = meant or TAKEN_BACK_FOR.search(text)
     if meant is None:
         return []
     terms = find_terms(kinds_for(base.section), text[meant.end() :])

@@ -164,6 +164,25 @@ _VERB_SYMPTOMS = [
 _REACTION_KEYS = frozenset({"rash", "itching", "swelling", "shortness_of_breath"})
 
 
+# A verbless denial in the user's own message ("no fever now", "нет температуры", "температуры уже
+# нет") is the user's: whose else would be named.
+_BARE_NO_BEFORE = rx(r"\W*(?:no|нет|没有|没)?\s*")
+_NO_LONGER = rx(r"\b(?:now|anymore|any\s+more|these\s+days|сейчас|теперь|уже|больше)\b|了")
+_BARE_NO_AFTER = rx(
+    r"(?:\s*(?:now|today|anymore|any\s+more|these\s+days|at\s+all|сейчас|сегодня|теперь|уже|больше|совсем))*"
+    r"\s*(?P<no>нет|了)?\W*"
+)
+
+
+def _bare_denial(before: str, after: str) -> bool:
+    lead = _BARE_NO_BEFORE.fullmatch(before)
+    tail = _BARE_NO_AFTER.fullmatch(after)
+    if lead is None or tail is None:
+        return False
+    said_no = before.strip(" ,.!").strip() != ""
+    return said_no != bool(tail.group("no"))  # one "no", before or after: "no fever", "температуры нет"
+
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if _ALLERGY_CONTEXT.search(s.low):
         return []
@@ -218,6 +237,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         )
         # "понос прошёл", "the diarrhea stopped": an impersonal end of a symptom is the speaker's
         said_by_user = said_by_user or bool(_RESOLVED.search(clause)) or recovery is not None
+        bare_no = _bare_denial(s.low[start:a], s.low[b:end]) and _no_one_else(s, a, ctx)
+        said_by_user = said_by_user or bare_no
         if not (said_by_user or onset is not None):
             continue
         name = s.text[a:b]
@@ -238,6 +259,10 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         elif _RESOLVED.search(clause) and not PSEUDO_NEGATION.search(clause):
             # but "nothing helps my back pain anymore": the help is over, not the pain
             status = FactStatus.RESOLVED
+        elif bare_no:  # "no fever now", "температуры уже нет": it was there and is over; "no fever": none
+            status = (
+                FactStatus.RESOLVED if recovery or _NO_LONGER.search(s.low, b, end) else FactStatus.ABSENT
+            )
         elif negated(s, a, b) or ((a, b) in site_pains and _INNER_NEGATION.search(s.low, a, b)):
             # "живот не болит", "my knee doesn't hurt": the site before the no; but "totally fine now,
             # no cough, no wheezing" tells that they are over

@@ -202,6 +202,17 @@ UNCERTAIN = rx(
     r"|\bподозреваю\b|\bне\s+уверен\w*"
     r"|可能|也许|好像|是不是|怀疑"
 )
+# A take-back followed at once by the right name and nothing else: "на пенициллин, ой нет, не то, на
+# цефтриаксон", "penicillin, oh no sorry, to ceftriaxone", "penicillin, scratch that, amoxicillin",
+# "эналаприл, хотя нет, лозартан", "青霉素，说错了，是头孢". Anything more ("no wait, I was on warfarin,
+# they switched me") is a story the rules read as it is.
+TAKEN_BACK_FOR = rx(
+    r"(?:\bой,?\s+нет\b|\bнет,?\s+не\s+то\b|\bхотя\s+нет\b|\boh,?\s+no,?\s+(?:wait|sorry)\b|\bno,?\s+wait\b"
+    r"|\bwait,?\s+no\b|\bscratch\s+that\b|说错了|搞错了)"
+    r"(?:[\s,.:;—–-]*(?:не\s+то|i\s+mean|sorry|it\s+was|it'?s|это|是))*[\s,.:;—–-]*(?:на\s+|to\s+)?"
+)
+
+
 NEGATION = rx(
     r"\b(?:не|нет|ни|никогда|никаких|никакой|no|not|never|none|n't|don't|dont|doesn't|didn't)\b|n't\b"
 )
@@ -382,6 +393,10 @@ PSEUDO_NEGATION = rx(
 )
 
 
+_ZH_NOT_BEFORE = re.compile(r"(?:不|没有?|无|未)(?:怎么|太|再|常|咋|有)?$")
+_ZH_NOT_AFTER = re.compile(r"\s*(?:也|都|倒)?(?:没有|没|不)(?:了|过)?\s*(?:$|[,，。;；!！])")
+
+
 def negated(s: Sentence, start: int, end: int, window: int = 4) -> bool:
     """A negation in the same clause: up to ``window`` words before the span, or "нет" right after.
 
@@ -396,6 +411,8 @@ def negated(s: Sentence, start: int, end: int, window: int = 4) -> bool:
     before = words[-window:]
     if any(NEGATION.fullmatch(w.strip(",.")) or w.endswith("n't") for w in before):
         return True
+    if _ZH_NOT_BEFORE.search(s.low, c_start, start) or _ZH_NOT_AFTER.match(s.low, end, c_end):
+        return True  # "不发烧", "没咳过血", "头疼没有": Chinese has no spaces to split words at
     after = s.low[end:c_end]
     if any(end <= p0 for p0, _ in pseudo):
         return False  # "кашель не проходит"
