@@ -2448,3 +2448,112 @@ def test_a_symptom_denied_in_an_answer_is_absent_and_not_present_too(talk, quest
     talk.say((A, question), (U, answer))
     [symptom] = [f for f in talk.memory.facts if f.section is Section.SYMPTOMS]
     assert symptom.status is FactStatus.ABSENT
+
+
+def test_a_section_asked_as_a_form_field_is_a_question(talk):
+    """b9ru01: "Аллергия на лекарства или продукты" / "нет" was no question, so no confirmed absence."""
+    talk.say((A, "Аллергия на лекарства или продукты"), (U, "нет"))
+    talk.say((A, "Allergies noted, thank you."), (U, "ok"), session="s2")
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_an_age_answered_with_the_height_is_an_age(talk):
+    """b9ru01: "Сколько вам лет и какой рост?" / "34, рост 168" kept the height only (the age was
+    named by the whole answer, which keyed it as a height)."""
+    talk.say((A, "Сколько вам лет и какой рост?"), (U, "34, рост 168"))
+    slots = {f.key: f.attributes for f in talk.memory.facts if f.section is Section.DEMOGRAPHICS}
+    assert slots["birth_year"]["birth_year"] == T0.year - 34 and slots["height_cm"]["height_cm"] == 168
+
+
+def test_a_condition_named_in_a_combined_question_is_no_drug(talk):
+    """b9ru01: "Хронические заболевания есть? принимаете что-то постоянно?" / "гипотиреоз, пью
+    эутирокс 75" stored "гипотиреоз" as a drug taken."""
+    talk.say(
+        (A, "Хронические заболевания есть? принимаете что-то постоянно?"), (U, "гипотиреоз, пью эутирокс 75")
+    )
+    assert talk.keys(Section.MEDICATIONS) == {"levothyroxine"}
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"hypothyroidism"}
+
+
+@pytest.mark.parametrize("said", ["у меня муж гипертоник", "у меня муж с диабетом", "у нас подруга астматик"])
+def test_a_partner_or_friend_the_user_has_is_not_the_user(talk, said):
+    """b9ru02: "это муж у меня гипертоник" was kept; "у меня муж гипертоник" stored the user's
+    hypertension (the dangerous direction)."""
+    talk.say((U, said))
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Давление у вас в норме?", "да, норм"),
+        ("Как ваше давление?", "нормальное"),
+        ("Is your blood pressure normal?", "yes"),
+        ("血压正常吗？", "正常"),
+    ],
+)
+def test_a_yes_to_whether_it_is_normal_is_no_disease(talk, question, answer):
+    """b9ru02: "Давление у вас в норме?" / "да, норм" stored hypertension."""
+    talk.say((A, question), (U, answer))
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+def test_a_how_is_question_still_presupposes_a_disease(talk):
+    talk.say((A, "How is your asthma?"), (U, "fine"))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"asthma"}
+
+
+@pytest.mark.parametrize(
+    "question", ["Хронические заболевания у вас есть? Астма, бронхит?", "以前有什么病吗？高血压、糖尿病这些"]
+)
+def test_examples_asked_after_the_section_question_are_examples(talk, question):
+    """b9ru04: the examples in a sentence of their own were read as the only things asked, so "нет,
+    ничего такого" left the section unknown."""
+    talk.say((A, question), (U, "Нет, ничего такого." if "Х" in question else "都没有"))
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "habit"),
+    [
+        (
+            "Курите? И у родственников были астма, туберкулёз?",
+            "Бросила три года назад. У отца астма.",
+            FactStatus.STOPPED,
+        ),
+        ("抽烟喝酒吗？家里人有什么病？", "抽烟三十年了，一天一包。我爸是肺癌走的", FactStatus.PRESENT),
+    ],
+)
+def test_a_habit_asked_beside_the_family_is_the_users_own(talk, question, answer, habit):
+    """b9ru04, b9zh02: a family question in the same turn dropped the habit asked before it."""
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is habit
+    assert {f.attributes["relative"] for f in talk.memory.facts if f.section is Section.FAMILY_HISTORY} == {
+        "father"
+    }
+
+
+def test_what_a_drug_did_is_no_drug(talk):
+    """b9ru04: "Лазолван пила неделю, толку никакого, бросила" stored a drug "толк"."""
+    talk.say((A, "Чем лечились от кашля?"), (U, "Лазолван пила неделю, толку никакого, бросила."))
+    assert talk.keys(Section.MEDICATIONS) == {"ambroxol"}
+
+
+@pytest.mark.parametrize(
+    ("said", "dose"),
+    [("пью бисопролол 2,5 мг", 2.5), ("выписал конкор 2,5 мг утром", 2.5), ("эутирокс 37,5 мкг", 37.5)],
+)
+def test_a_dose_with_a_decimal_comma_is_kept(talk, said, dose):
+    """b9ru03: "2,5 мг" was split at its comma as if two clauses, and the dose was lost."""
+    talk.say((U, said))
+    [drug] = [f for f in talk.memory.facts if f.section is Section.MEDICATIONS]
+    assert drug.attributes["dose_value"] == dose
+
+
+def test_dizziness_no_longer_felt_is_over_and_a_plain_no_stores_none(talk):
+    talk.say((U, "голова кружится когда встаю резко"))
+    talk.say((U, "голова больше не кружится"), session="s2")
+    assert talk.fact(Section.SYMPTOMS, "dizziness").status is FactStatus.RESOLVED
+    fresh = Dialogue()
+    fresh.say((U, "голова не кружится"))
+    assert fresh.fact(Section.SYMPTOMS, "dizziness") is None

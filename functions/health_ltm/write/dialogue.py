@@ -54,6 +54,21 @@ _FORM_FIELDS = re.compile(
 
 
 # "Если что-нибудь изменится, напишите", "If anything changes, let me know": a condition, no question
+# A section heading asked as a form field: "Аллергия на лекарства или продукты", "Allergies",
+# "Current medications", "Past surgeries", "过敏史", "家族史"; only the heading (and what it is to),
+# so "Allergies noted, thank you" is no question.
+_HEADING = (
+    r"(?:аллерги[яи]|лекарства|препараты|операции|хронические\s+(?:заболевания|болезни)|вредные\s+привычки"
+    r"|курение|алкоголь|прививки|наследственность|allerg(?:y|ies)|(?:current\s+)?medications?|meds"
+    r"|(?:past\s+|previous\s+)?(?:surgeries|operations)|chronic\s+(?:conditions|illness(?:es)?)"
+    r"|(?:past\s+)?medical\s+history|family\s+history|smoking|alcohol|vaccinations|immuni[sz]ations"
+    r"|(?:药物)?过敏史?|用药|手术史?|既往史|慢性病|家族史|吸烟|饮酒|疫苗接种)"
+)
+_SECTION_FIELDS = re.compile(
+    rf"^\W*(?:(?:ваш\w*|your|any|您的|你的)\s*)?{_HEADING}(?:\s*(?:и|или|and|or|,|/|和|、)\s*{_HEADING})*"
+    r"(?:\s+(?:на|к|to|from)\s+[\w\s,]{1,40}?)?\W*$",
+    re.IGNORECASE,
+)
 _CONDITION_LEAD = re.compile(r"^\W*(?:если|if|whenever|如果|要是|万一)\b", re.IGNORECASE)
 
 
@@ -61,7 +76,9 @@ def _asks_unmarked(sentence: str) -> bool:
     stripped = sentence.strip().rstrip(".。 ")
     if _CONDITION_LEAD.match(stripped):
         return False
-    return bool(_ASKS_WITHOUT_MARK.search(stripped) or _FORM_FIELDS.match(stripped))
+    return bool(
+        _ASKS_WITHOUT_MARK.search(stripped) or _FORM_FIELDS.match(stripped) or _SECTION_FIELDS.match(stripped)
+    )
 
 
 def _asking_sentence(sentence: str) -> bool:

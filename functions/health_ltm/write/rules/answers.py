@@ -226,6 +226,7 @@ _THIRD_PERSON = rx(
 _EXAMPLES = rx(
     r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像|这类|之类|这样的|这种|等"
 )
+_QUESTION_MARK = re.compile(r"[?？]")
 _STILL = rx(r"\bstill\b|\bдо\s+сих\s+пор\b|\bвсё\s+ещё\b|\bвсе\s+еще\b|\bпо-прежнему\b|还在|仍然")
 # A topic the user opens with ("из лекарств —", "as for medications,", "药的话，").
 _TOPIC_OPENER = rx(
@@ -256,7 +257,9 @@ _NOT_A_NAME = word_set(
     "wait actually oops sorry correction rather except хотя точнее вернее стоп погоди подожди вообще-то "
     "кроме "
     # a take-back is no name ("scratch that" stored an allergy to "scratch")
-    "scratch strike forget ignore nevermind забудь забудьте отбой"
+    "scratch strike forget ignore nevermind забудь забудьте отбой "
+    # what a drug did ("Лазолван пила неделю, толку никакого, бросила"): no drug's name
+    "толку толк толка смысла пользы эффекта результата"
 )
 _ALCOHOL_HOW = [
     (rx(r"weekend|по\s+выходным|周末"), "weekends"),
@@ -363,6 +366,26 @@ def read_question(text: str) -> Question:
     return question
 
 
+_ASKED_APART = re.compile(r"(?<=[?？])\s*")
+
+
+def _questions_apart(asked: str) -> list[str]:
+    """The questions of a turn that asks two or more, each its own, that do not ask about the family."""
+    parts = [p for p in _ASKED_APART.split(asked) if p.strip()]
+    if len(parts) < 2:
+        return []
+    family = _TOPIC_OF[(Section.FAMILY_HISTORY, None)]
+    return [
+        p
+        for p in parts
+        if not (family.search(fold_in_place(p)) or RELATIVE.search(fold_in_place(p)))
+        and not _GOES_ON_ASKING.match(fold_in_place(p))  # "У родственников диабет был? А инфаркты?"
+    ]
+
+
+_GOES_ON_ASKING = rx(r"\W*(?:а|и|или|and|or|what\s+about|how\s+about|那|还有)\b|\W*(?:那|还有)")
+
+
 # A short topic-less question ("Есть ли на что-то?", "Any?", "有吗？") after the turn's own topic
 # sentence ("Начнём с аллергий.", "Now, allergies.", "先说过敏。"): the question is about that topic.
 _ELLIPTIC = rx(
@@ -426,6 +449,12 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             for s in question.subjects
             if s.section not in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.LIFESTYLE)
         ]
+        # ... but "Курите? И у родственников были астма?" asks two things: the one without the family
+        # is the user's own
+        for own in _questions_apart(asked):
+            for subject in _read_question(own, about_the_user).subjects:
+                if (subject.section, subject.slot) not in {(x.section, x.slot) for x in question.subjects}:
+                    question.subjects.insert(0, subject)
     if (Section.DEMOGRAPHICS, _YEAR_OF_BIRTH) in seen:
         # "Ваш возраст, год рождения?": the year answers it, "88" is no age of 88
         question.subjects = [s for s in question.subjects if s.slot != "birth_year"]
@@ -484,7 +513,10 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             tuple(terms),
             relative if section is Section.FAMILY_HISTORY else None,
             # "serious illnesses (diabetes, heart disease, cancer)?": examples of the section
-            whole_section=existing is not None and bool(_EXAMPLES.search(low)),
+            # "Хронические заболевания есть? Астма, бронхит?", "以前有什么病吗？高血压、糖尿病这些": the
+            # section asked first, its examples after it
+            whole_section=existing is not None
+            and bool(_EXAMPLES.search(low) or _QUESTION_MARK.search(low, 0, min(t.start for t in terms))),
         )
         if existing is not None:
             question.subjects[question.subjects.index(existing)] = named
@@ -598,6 +630,14 @@ def extract(
         rest = answer[offset:]
     if shape is AnswerShape.NO and _HEALTHY_ONLY.fullmatch(fold_in_place(rest)):
         offset, rest = len(answer), ""  # "nah, healthy as a horse": nothing named after the no
+    if (
+        shape in (AnswerShape.YES, AnswerShape.NO)
+        and not _names_something(_NORMAL_WORDS.sub(" ", rest))
+        and _ASKS_NORMAL.search(fold_in_place(question.text))
+    ):
+        # "Давление у вас в норме?" / "да, норм": a yes is no hypertension, and a bare no says neither
+        # high nor low
+        return verdicts
     drafts: list[Draft] = []
     if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
         drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
@@ -1425,6 +1465,28 @@ def _content(
     return drafts
 
 
+# A question whether something is normal ("Давление у вас в норме?", "Is your blood pressure
+# normal?", "血压正常吗？")
+_ASKS_NORMAL = rx(r"\bв\s+норме\b|\bнормальн\w*|\bnormal\b|\bok(?:ay)?\b|\bfine\b|正常")
+_NORMAL_WORDS = rx(
+    r"\bнорм\w*|\bв\s+норме\b|\bnormal\b|\bok(?:ay)?\b|\bfine\b|\bхорош\w*|\bgood\b|正常|挺好|还行"
+)
+
+
+def asks_if_normal(question_text: str, answer: str = "") -> bool:
+    """ "Давление у вас в норме?" / "да", "Is your blood pressure normal?" / "yes", "Как давление?" /
+    "нормальное": a yes, or an answer that it is normal, says nothing is wrong."""
+    return bool(
+        _ASKS_NORMAL.search(fold_in_place(question_text)) or _SAYS_NORMAL.fullmatch(fold_in_place(answer))
+    )
+
+
+_SAYS_NORMAL = rx(
+    r"\W*(?:(?:да|ну|yes|yeah|yep|嗯|对)\W*)?(?:(?:всё|все|вроде|пока|it'?s|all|挺|很|都|还)\s*)*"
+    r"(?:норм\w*|в\s+норме|normal|正常)\W*"
+)
+
+
 _LISTED_KINDS: dict[Section, tuple[str, ...]] = {
     Section.MEDICATIONS: ("drug",),
     Section.ALLERGIES: ("allergen", "drug"),
@@ -1690,6 +1752,8 @@ def _unknown_names(
             section is Section.ALLERGIES and _REACTION_WORDS.search(word)
         ):
             continue
+        if find_terms(kinds_for(Section.CHRONIC_CONDITIONS), text[word_start:word_end]):
+            continue  # "Хронические заболевания есть? принимаете что-то?" / "гипотиреоз, пью эутирокс"
         if find_terms((*kinds_for(Section.SYMPTOMS), "body_site"), text[a:b]):
             continue  # "бросила его, голова болела": the item is a symptom, not a drug's name
         # "магний", "fish oil": a short list answer; a lower-case word inside a sentence is no name
@@ -1838,11 +1902,12 @@ def _age(answer: str, ctx: Context) -> list[Draft]:
     age = parse_number(m.group(1) or m.group(2) or "")
     if age is None or age != int(age) or not 1 <= age <= 120:
         return []
-    return _birth_year_draft(answer, ctx.today.year - int(age))
+    # its own number: "34, рост 168" is no height (the name keys a demographic slot)
+    return _birth_year_draft(answer, ctx.today.year - int(age), said=m.group(0))
 
 
-def _birth_year_draft(answer: str, year: int) -> list[Draft]:
-    name = answer.strip()[:40]
+def _birth_year_draft(answer: str, year: int, said: str | None = None) -> list[Draft]:
+    name = (said or answer).strip()[:40]
     attributes = {"birth_year": year}
     return [
         _draft(

@@ -163,7 +163,12 @@ class RuleExtractor:
                         (d, whole, correction, remember)
                         for d in followups.started_answer(question.text, message.text, ctx, already)
                     ]
-                if question is not None and not carried and answer_shape(message.text) is not AnswerShape.NO:
+                if (
+                    question is not None
+                    and not carried
+                    and answer_shape(message.text) is not AnswerShape.NO
+                    and not answers.asks_if_normal(question.text, message.text)
+                ):
                     confirmed = (
                         self._restatement(question.text, message.text, ctx, rules, wanted)
                         if affirms(message.text)

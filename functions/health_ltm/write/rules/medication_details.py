@@ -191,7 +191,7 @@ def dose_near(low: str, pos: int, limit: int = 14) -> re.Match[str] | None:
 
 
 # What separates two drugs of a list ("эналаприл 5 мг и аторвастатин", "metformin, lisinopril").
-_JOIN = rx(r",|;|\s(?:и|а\s+также|плюс|and|plus|as\s+well\s+as|&)(?=\s)")
+_JOIN = rx(r"(?<!\d),|,(?!\d)|;|\s(?:и|а\s+также|плюс|and|plus|as\s+well\s+as|&)(?=\s)")  # not "2,5 мг"
 _BARE_GAP = rx(r"\s*(?:,|;|и|а\s+также|плюс|and|plus|as\s+well\s+as|&)?\s*(?:,\s*)?(?:и|and)?\s*")
 
 

@@ -23,7 +23,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])\s*|\n+")  # CJ
 SENTENCE_STOP = re.compile(r"[.!?;]+(?=\s|$)|[。！？；]")
 # Hard clause boundaries: punctuation and contrast conjunctions ("аллергий нет, а на пенициллин...").
 _CLAUSE_BREAK = re.compile(
-    r"[,;:()—–，；：、（）]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s"
+    r"(?<!\d),|,(?!\d)|[;:()—–，；：、（）]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s"
     r"|\s(?:and|и)\s(?=(?:i|i'm|i've|я|мне|меня)\b)"  # "... nausea and I want to get it checked"
     # "my sister has asthma and my mother has diabetes": each relative's own clause
     r"|\s(?:and|и)\s(?=(?:my|his|her|our|у|мой|моя|мои|моей|моего|моих)\s)"
@@ -274,6 +274,8 @@ THIRD_PARTY = rx(
     r"\bу\s+(?:моего\s+|моей\s+|моих\s+|нашего\s+|нашей\s+|наших\s+)?" + _PERSON + r"\b"
     r"|\b(?:мой|моя|мои|моего|моей|наш|наша|наши|my|our|his|her|their)\s+" + _PERSON + r"\b"
     r"|^\s*(?:the\s+|a\s+|an\s+|our\s+)?" + _PERSON + r"\b"
+    # "у меня муж гипертоник", "у нас бабушка с диабетом": "I have a husband who…", not the user's
+    r"|\bу\s+(?:меня|нас)\s+(?:(?:ещё|еще|вот|же)\s+)?" + _PERSON + r"\b"
     # general statements: "many patients are allergic to latex", "у многих аллергия на пыльцу"
     r"|\b(?:many|most|some|lots\s+of|a\s+lot\s+of|all|other)\s+(?:people|patients|women|men|kids|children|folks)\b"
     r"|\b(?:многие|большинство|некоторые)\b(?:\s+(?:люди|пациенты|дети))?|\bу\s+многих\b|\bлюди\b"
