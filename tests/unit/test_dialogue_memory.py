@@ -2557,3 +2557,67 @@ def test_dizziness_no_longer_felt_is_over_and_a_plain_no_stores_none(talk):
     fresh = Dialogue()
     fresh.say((U, "голова не кружится"))
     assert fresh.fact(Section.SYMPTOMS, "dizziness") is None
+
+
+def test_habits_asked_by_the_verb_alone_are_a_question(talk):
+    """b9ru08: "Курите, выпиваете" / "и то и другое" / "Сколько примерно?" / "пачка в день, пиво по
+    выходным" stored nothing: a turn without a question mark that asks by the verb was no question."""
+    talk.say(
+        (A, "Курите, выпиваете"),
+        (U, "и то и другое"),
+        (A, "Сколько примерно?"),
+        (U, "пачка в день, пиво по выходным"),
+    )
+    assert {f.key for f in talk.memory.facts if f.status is FactStatus.PRESENT} >= {"smoking", "alcohol"}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "sex"), [("Пол, год рождения", "ж 1991", "female"), ("Sex?", "m", "male")]
+)
+def test_a_one_letter_sex_answer_is_kept(talk, question, answer, sex):
+    """b9ru05: "Пол, год рождения" / "ж 1991": the form field with a birth year was no question, and
+    a one-letter evidence was dropped as a stray letter."""
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == sex
+
+
+def test_dont_know_with_an_example_asked_leaves_the_section_unsure(talk):
+    """b9ru06: "Раньше у вас была аллергия, например на пыльцу?" / "хз, никогда не проверялась"."""
+    talk.say((A, "Раньше у вас была аллергия, например на пыльцу?"), (U, "хз, никогда не проверялась"))
+    assert talk.status(Section.ALLERGIES) is SectionStatus.UNSURE
+
+
+def test_one_of_two_things_asked_not_known_is_unsure_and_the_other_is_kept(talk):
+    """b9ru08: "Инфаркты, инсульты у близких родственников были? И были ли у вас операции" / "про
+    родню не знаю, не общаемся. стент ставили в 2022"."""
+    talk.say(
+        (A, "Инфаркты, инсульты у близких родственников были? И были ли у вас операции"),
+        (U, "про родню не знаю, не общаемся. стент ставили в 2022"),
+    )
+    assert talk.status(Section.FAMILY_HISTORY) is SectionStatus.UNSURE
+    assert talk.status(Section.SURGERIES) is SectionStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ["омез когда гастрит обостряется", "суматриптан при приступах", "а, и витамин д 2000 ме, зимой"],
+        ["omeprazole", "sumatriptan when i get migraines", "oh and vitamin d 2000 iu"],
+    ],
+)
+def test_every_message_of_a_list_answer_burst_is_read_as_the_answer(talk, turns):
+    """b9ru05: a burst of items after "Какие лекарства принимаете" kept the first only; an item that
+    opens the message with its name, or "а, и" / "oh and", goes on with the list."""
+    talk.say(
+        (A, "Какие лекарства принимаете?" if "омез" in turns[0] else "What meds do you take?"),
+        *[(U, t) for t in turns],
+    )
+    assert talk.keys(Section.MEDICATIONS) == {"omeprazole", "sumatriptan", "cholecalciferol"}
+    assert talk.fact(Section.MEDICATIONS, "cholecalciferol").attributes["dose_value"] == 2000
+
+
+def test_a_complaint_after_a_complaint_in_the_same_sentence_is_the_users(talk):
+    """b9ru06: "не могу перестать чихать уже третий день, и нос заложен намертво": the congestion was
+    lost (no first person before it, and "намертво" after it)."""
+    talk.say((U, "не могу перестать чихать уже третий день, и нос заложен намертво"))
+    assert talk.keys(Section.SYMPTOMS) == {"sneezing", "nasal_congestion"}

@@ -15,6 +15,7 @@ from enum import StrEnum
 
 from ..domain.models import Message, Role
 from ..domain.text import CJK, fold_in_place
+from .normalize import find_terms
 from .rules.text import PSEUDO_NEGATION
 
 _QUESTION_END = re.compile(r"[?？]\s*$")
@@ -38,7 +39,10 @@ _ASKS_WITHOUT_MARK = re.compile(
     r"|(?:when|where|why)\s+(?:did|do|does|was|were|is|are|have|has|will)\b)"
     r"|\bли\b|\b\w+-(?:нибудь|либо)\b|\bправильно\s+(?:ли\s+)?(?:я\s+)?понима\w*"
     r"|^(?:а\s+)?(?:какие|какой|какая|какое|каких|каким|сколько|когда|как\s+(?:давно|часто|долго|вы|у\s+вас)"
-    r"|что\s+(?:вы|у\s+вас|принимаете)|чем|у\s+(?:вас|тебя)\s+(?:есть|был|была|были|бывает|бывают))\b",
+    r"|что\s+(?:вы|у\s+вас|принимаете)|чем|у\s+(?:вас|тебя)\s+(?:есть|был|была|были|бывает|бывают))\b"
+    # a short turn of habits asked by the verb alone: "Курите, выпиваете", "Спортом занимаетесь"
+    r"|^(?:а\s+|и\s+|ну\s+)?(?:\w+\s+){0,2}(?:курите|пь[её]те|выпиваете|употребляете|занимаетесь|принимаете"
+    r"|болеете|страдаете|наблюдаетесь|лечитесь|пользуетесь|беременны|кормите)\b(?:[,\s]+\w+){0,3}\W*$",
     re.IGNORECASE,
 )
 
@@ -48,7 +52,8 @@ _FORM_FIELDS = re.compile(
     r"^\W*(?:(?:ваш|ваша|ваше|your|您的|你的)\s*)?"
     r"(?:рост|вес|возраст|год\s+рождения|дата\s+рождения|пол|height|weight|age|date\s+of\s+birth|year\s+of\s+birth|sex|gender"
     r"|身高|体重|年龄|性别|出生年份|哪年出生)"
-    r"(?:\s*(?:и|and|,|和|、)?\s*(?:рост|вес|возраст|пол|height|weight|age|sex|身高|体重|年龄|性别))?\W*$",
+    r"(?:\s*(?:и|and|,|和|、)?\s*(?:рост|вес|возраст|пол|год\s+рождения|дата\s+рождения|height|weight|age|sex"
+    r"|year\s+of\s+birth|date\s+of\s+birth|身高|体重|年龄|性别|出生年份))?\W*$",
     re.IGNORECASE,
 )
 
@@ -206,7 +211,8 @@ def _question_of(messages: Sequence[Message], index: int) -> Message | None:
     # Later messages of one answer burst answer it too, when what came before was short
     # ("Any allergies?" / "yes" / "penicillin"), or a list item when this one goes on with the
     # list ("бисопролол 5 мг утром" / "и аллопуринол 100"); a new long statement is no answer.
-    longest = 6 if _GOES_ON.match(fold_in_place(messages[index].text)) else 3
+    text = messages[index].text
+    longest = 6 if _GOES_ON.match(fold_in_place(text)) or _opens_with_a_name(text) else 3
     while (
         j >= 0
         and messages[j].role is Role.USER
@@ -228,7 +234,17 @@ def _question_of(messages: Sequence[Message], index: int) -> Message | None:
 
 
 # A message that adds to the list of the one before: "и аллопуринол 100", "and metformin 500"
-_GOES_ON = re.compile(r"^\W*(?:and|also|plus|и|ещё|еще|а\s+также|плюс|还有|以及|和)(?=\s|\W|[^\W\d_])", re.I)
+_GOES_ON = re.compile(
+    r"^\W*(?:(?:oh|ah|а|ой|ах|ну)\W+)?(?:and|also|plus|и|ещё|еще|а\s+также|плюс|还有|以及|和)(?=\s|\W|[^\W\d_])",
+    re.I,
+)
+_LIST_ITEM_KINDS = ("drug", "allergen", "condition", "vaccine", "surgery")
+
+
+def _opens_with_a_name(text: str) -> bool:
+    """ "омез когда гастрит обостряется" / "суматриптан при приступах": the next item of a list."""
+    lead = len(text) - len(text.lstrip(" ,.-—"))
+    return any(t.start == lead for t in find_terms(_LIST_ITEM_KINDS, text))
 
 
 def _answered_in_full(text: str) -> bool:

@@ -131,9 +131,15 @@ def validate(assertion: Assertion, words: DialogueWords | str) -> tuple[list[Can
         words = DialogueWords(user=words)
     section = assertion.section
     evidence = fold(assertion.evidence)
-    # One CJK character is a whole answer ("对", "有", "没") to the question that supplies the subject.
+    # One CJK character is a whole answer ("对", "有", "没") to the question that supplies the subject,
+    # and so is one letter to "Пол?" / "Sex?" ("ж", "m").
     one_word_answer = (
-        len(evidence) == 1 and CJK.search(evidence) is not None and assertion.context_evidence is not None
+        len(evidence) == 1
+        and assertion.context_evidence is not None
+        and (
+            CJK.search(evidence) is not None
+            or (section is Section.DEMOGRAPHICS and "sex" in assertion.attributes)
+        )
     )
     if (len(evidence) < 2 and not one_word_answer) or evidence not in words.user:
         return [], Rejection(section, "evidence_not_in_user_text")

@@ -259,7 +259,10 @@ _NOT_A_NAME = word_set(
     # a take-back is no name ("scratch that" stored an allergy to "scratch")
     "scratch strike forget ignore nevermind забудь забудьте отбой "
     # what a drug did ("Лазолван пила неделю, толку никакого, бросила"): no drug's name
-    "толку толк толка смысла пользы эффекта результата"
+    "толку толк толка смысла пользы эффекта результата "
+    # when it is taken ("витамин д 2000 ме, зимой"): no drug's name
+    "зимой летом весной осенью зима лето winter summer spring autumn fall иногда изредка редко часто "
+    "выходным выходные праздникам"
 )
 _ALCOHOL_HOW = [
     (rx(r"weekend|по\s+выходным|周末"), "weekends"),
@@ -672,6 +675,7 @@ def extract(
         drafts = _unsure(question, answer)
     elif shape is AnswerShape.YES:
         drafts = _gone(question, answer, affirmed=True) or _affirmed(question, answer, ctx)
+    drafts += _unsure_about_one(question, answer, {d.section for d in drafts})
     kind = (
         EvidenceKind.CONFIRMED_RESTATEMENT
         if question.restatement and shape is AnswerShape.YES
@@ -698,6 +702,34 @@ def extract(
         out.append(draft)
     taken = {d.identity() for d in out}
     return out + [d for d in verdicts if d.identity() not in taken]
+
+
+_DONT_KNOW = rx(
+    r"\bне\s+знаю\b|\bхз\b|\bне\s+в\s+курсе\b|\bпонятия\s+не\s+имею\b|\bno\s+idea\b|\bnot\s+sure\b"
+    r"|\b(?:don'?t|do\s+not)\s+know\b|\bdunno\b|不知道|不清楚|不太清楚"
+)
+_KIN_WORDS = rx(r"\bродн\w*|\bрод(?:е|у|а)\b")  # "про родню не знаю": the family
+
+
+def _unsure_about_one(question: Question, answer: str, said: set[Section]) -> list[Draft]:
+    """A turn that asks two things answered "про родню не знаю, ... стент ставили в 2022", "no idea
+    about my family, ...": the clause that does not know names its topic; that section is unsure."""
+    if len(question.subjects) < 2:
+        return []
+    drafts = []
+    for sentence in split_sentences(answer):
+        for clause in re.split(r"[,;，；]", sentence.low):
+            if not _DONT_KNOW.search(clause):
+                continue
+            for subject in question.subjects:
+                topic = _TOPIC_OF.get((subject.section, None))
+                named = topic is not None and topic.search(clause)
+                if subject.section is Section.FAMILY_HISTORY:
+                    named = named or _KIN_WORDS.search(clause) or RELATIVE.search(clause)
+                if named and subject.section in SECTIONS_WITH_STATUS and subject.section not in said:
+                    drafts.append(_section_draft(subject.section, answer, AssertionKind.SECTION_UNSURE))
+                    said = said | {subject.section}
+    return drafts
 
 
 _SECOND_PERSON = [
@@ -1177,7 +1209,9 @@ _ADOPTED = rx(r"\badopted\b|при[её]мн\w*|усынов\w*|удочер\w*|
 def _unsure(question: Question, answer: str) -> list[Draft]:
     drafts = []
     for subject in question.subjects:
-        whole = not subject.terms
+        # "Была аллергия, например на пыльцу?" / "не знаю, никогда не проверялась": the example
+        # illustrates the section, the answer is unsure of all of it
+        whole = not subject.terms or subject.whole_section
         if subject.section is Section.FAMILY_HISTORY and subject.relative in (None, Relative.OTHER):
             # "Does anyone in your family have heart disease, diabetes or cancer?" / "no idea":
             # a screening of the family, not of one condition

@@ -680,9 +680,11 @@ def _assertion(draft: Draft, sentence: Sentence, correction: bool, remember: boo
         correction = correction or bool(CORRECTION.search(sentence.low))
     start, end = edge_trim(sentence.text, *draft.span)
     evidence = sentence.text[start:end]
-    one_word_answer = draft.context_evidence is not None and CJK.search(evidence) is not None
+    one_word_answer = draft.context_evidence is not None and (
+        CJK.search(evidence) is not None or draft.hint == "sex"
+    )
     if len(evidence.strip()) < 2 and not one_word_answer:
-        return None  # a stray letter; but "对" / "有" is a whole answer to the question in Chinese
+        return None  # a stray letter; but "对" / "有" is a whole answer in Chinese, and "Пол?" / "ж" one too
     attributes = _valid_attributes(draft.section, draft.attributes)
     if attributes is None:
         return None

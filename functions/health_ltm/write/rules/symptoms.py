@@ -237,7 +237,7 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
                     bool(_IMPERSONAL.search(clause))
                     or bool(_HAD_UNSAID.fullmatch(s.low, start, a))
                     or ((a, b) not in site_pains and _body_said(s, start, a))
-                    or _listed_after_self(s, start, end, mentions)
+                    or _listed_after_self(s, start, end, mentions, self_said=bool(drafts))
                     or _only_complaints(s, mentions, ctx)
                 )
             )
@@ -366,24 +366,29 @@ _LIST_GLUE = rx(
 )
 
 
-def _listed_after_self(s: Sentence, start: int, end: int, mentions: list[tuple[int, int]]) -> bool:
+def _listed_after_self(
+    s: Sentence, start: int, end: int, mentions: list[tuple[int, int]], self_said: bool = False
+) -> bool:
     """ "my stomach is NOT happy, nausea and the runs": a clause that is only symptoms, in a sentence
-    about the speaker's own self (a first person, no one else)."""
-    if start == 0 or not FIRST_PERSON.search(s.low, 0, start) or THIRD_PARTY.search(s.low):
+    about the speaker's own self (a first person, or a complaint of the user's before it: "не могу
+    перестать чихать, и нос заложен намертво"; no one else)."""
+    if start == 0 or not (self_said or FIRST_PERSON.search(s.low, 0, start)) or THIRD_PARTY.search(s.low):
         return False
     cursor = start
     for a, b in sorted(m for m in mentions if start <= m[0] < end):
         if not _LIST_GLUE.fullmatch(s.low, cursor, a):
             return False
         cursor = b
-    return cursor > start and bool(_LIST_GLUE.fullmatch(s.low, cursor, len(s.low[:end].rstrip(" .!?…"))))
+    return cursor > start and bool(_LIST_WORDS.fullmatch(s.low, cursor, len(s.low[:end].rstrip(" .!?…"))))
 
 
 # How bad or how much, said between the complaints of a bare list ("bad cough and a slight fever").
 _LIST_WORDS = rx(
     r"[\s,;.!…]*(?:(?:and|or|plus|also|too|a|an|some|bad|really|very|terrible|awful|slight|mild|little|bit|of"
     r"|и|или|плюс|ещё|еще|тоже|сильный|сильная|сильное|сильные|небольшой|небольшая|лёгкий|легкий|лёгкая|легкая"
-    r"|жуткий|жуткая|ужасный|ужасная|страшный|немного|чуть|слегка|очень|совсем|вообще|прям)\b[\s,;.!…]*)*"
+    r"|жуткий|жуткая|ужасный|ужасная|страшный|немного|чуть|слегка|очень|совсем|вообще|прям"
+    # how bad, said after it: "нос заложен намертво", "кашель сильно", "headache pretty bad"
+    r"|сильно|намертво|жутко|ужасно|капитально|конкретно|постоянно|badly|pretty|so|constantly)\b[\s,;.!…]*)*"
 )
 
 
