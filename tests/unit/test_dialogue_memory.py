@@ -2621,3 +2621,60 @@ def test_a_complaint_after_a_complaint_in_the_same_sentence_is_the_users(talk):
     lost (no first person before it, and "намертво" after it)."""
     talk.say((U, "не могу перестать чихать уже третий день, и нос заложен намертво"))
     assert talk.keys(Section.SYMPTOMS) == {"sneezing", "nasal_congestion"}
+
+
+def test_a_habit_asked_before_a_family_question_with_how_about_is_kept(talk):
+    """b9en02: "How about alcohol? And any heart or lung problems in the family?" / "A few beers on
+    the weekend. My dad had a heart attack at sixty." lost the alcohol."""
+    talk.say(
+        (A, "How about alcohol? And any heart or lung problems in the family?"),
+        (U, "A few beers on the weekend. My dad had a heart attack at sixty."),
+    )
+    assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.PRESENT
+    assert talk.keys(Section.FAMILY_HISTORY) == {"father:myocardial_infarction"}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my wifes brother takes colchicine when he flares, could i take that?",
+        "my wife's brother has diabetes",
+        "у брата жены диабет",
+        "мама мужа диабетик",
+    ],
+)
+def test_a_partners_relative_is_nobody_in_the_memory(talk, said):
+    """b9en04: "my wifes brother takes colchicine" stored colchicine as the user's drug, and "my
+    wife's brother has diabetes" a brother's diabetes in the family history."""
+    talk.say((U, said))
+    assert not talk.memory.facts
+
+
+@pytest.mark.parametrize(
+    ("said", "own", "relatives"),
+    [
+        ("gout runs in the family, my dad has it and ive had it since my 30s", {"gout"}, {"father:gout"}),
+        ("my mom has diabetes and I have it too", {"diabetes"}, {"mother:diabetes"}),
+        ("у мамы диабет, и у меня он тоже", {"diabetes"}, {"mother:diabetes"}),
+        ("我妈有糖尿病，我也有", {"diabetes"}, {"mother:diabetes"}),
+        (
+            "diabetes runs on my dad's side, my aunt and my grandpa have it",
+            set(),
+            {"aunt:diabetes", "grandfather:diabetes"},
+        ),
+        ("my mom has diabetes. I have a question too", set(), {"mother:diabetes"}),
+        ("my mom has diabetes and I don't", set(), {"mother:diabetes"}),
+    ],
+)
+def test_it_said_of_a_relative_or_of_the_user_is_the_condition_just_named(talk, said, own, relatives):
+    """b9en04: "gout runs in the family, my dad has it and ive had it since my 30s" kept only
+    "someone in the family has gout": neither the father nor the user's own gout."""
+    talk.say((U, said))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == own
+    assert talk.keys(Section.FAMILY_HISTORY) == relatives
+
+
+def test_queasiness_gone_is_nausea_resolved(talk):
+    talk.say((U, "feeling kinda queasy tbh"))
+    talk.say((U, "update: the queasiness is gone"), session="s2")
+    assert talk.fact(Section.SYMPTOMS, "nausea").status is FactStatus.RESOLVED

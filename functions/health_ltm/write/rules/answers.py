@@ -378,12 +378,14 @@ def _questions_apart(asked: str) -> list[str]:
     if len(parts) < 2:
         return []
     family = _TOPIC_OF[(Section.FAMILY_HISTORY, None)]
-    return [
-        p
-        for p in parts
-        if not (family.search(fold_in_place(p)) or RELATIVE.search(fold_in_place(p)))
-        and not _GOES_ON_ASKING.match(fold_in_place(p))  # "У родственников диабет был? А инфаркты?"
-    ]
+    own, after_family = [], False
+    for part in parts:
+        low = fold_in_place(part)
+        if family.search(low) or RELATIVE.search(low):
+            after_family = True
+        elif not (after_family and _GOES_ON_ASKING.match(low)):  # "У родственников диабет был? А инфаркты?"
+            own.append(part)
+    return own
 
 
 _GOES_ON_ASKING = rx(r"\W*(?:а|и|или|and|or|what\s+about|how\s+about|那|还有)\b|\W*(?:那|还有)")

@@ -206,6 +206,8 @@ class RuleExtractor:
             # after a question, "my dad too" has what the question asked, not what was said before it
             said_before = out if not asked else []
             drafts += _relatives_too(message.text, [d for d, _, _, _ in drafts], said_before)
+            drafts += _self_too(message.text, [d for d, _, _, _ in drafts], said_before)
+            drafts = _family_named_over_wide(drafts)
             taken_back: list[int] = []
             if reading.takes_back_previous_message:
                 # A bare "scratch that": the user takes back what their previous message said; but
@@ -439,12 +441,14 @@ def _reaction_told_after(
 _TOO = rx(
     r"\btoo\b|\bas\s+well\b|\balso\b|\bтоже\b|\bтакже\b|\bтак\s+же\b|\bwith\s+it\b|\bс\s+ним\b|\bс\s+ней\b"
 )
+_AND_NEXT = rx(r"[\s,]*(?:and|и)?\s*")
+_HAS_IT = rx(r"\b(?:has|had|have|got|gets)\s+(?:had\s+)?it\b|\bwith\s+it\b")
 _CONDITION_SECTIONS = (Section.FAMILY_HISTORY, Section.CHRONIC_CONDITIONS)
 # The only words the rest of such a clause may hold ("got diagnosed with it last year too")
 _HAS_IT_TOO = word_set(
     "has had have got gets is was does did diagnosed with it that the same too also as well one last year "
-    "years ago recently when she he was a kid тоже также так же была был были есть с ним ней болеет болела "
-    "болел этим этого в детстве году лет назад"
+    "and my years ago recently when she he was a kid тоже также так же была был были есть с ним ней "
+    "болеет болела болел этим этого в детстве году лет назад"
 )
 
 
@@ -472,15 +476,18 @@ def _relatives_too(
         for m in RELATIVE.finditer(sentence.low):
             relative = RELATIVE_BY_WORD.get(m.group(0))
             start, end = m.start(), sentence.clause(m.start())[1]
+            if not sentence.low[m.end() : end].strip() and end < len(sentence.low):
+                glue = _AND_NEXT.match(sentence.low, end)  # "my aunt and my grandpa have it"
+                end = sentence.clause(min(glue.end() if glue else end, len(sentence.low) - 1))[1]
             rest = sentence.low[start:end]
-            if relative is None or not _TOO.search(rest) or NEGATION.search(rest):
-                continue
+            if relative is None or not (_TOO.search(rest) or _HAS_IT.search(rest)) or NEGATION.search(rest):
+                continue  # "my sister too", "gout runs in the family, my dad has it"
             if find_terms(kinds_for(Section.FAMILY_HISTORY), rest):
                 continue  # "and my sister has asthma too": the rules read her own
-            if any(w not in _HAS_IT_TOO for w in re.findall(r"[^\W\d_]+", rest[m.end() - start :])):
+            others = RELATIVE.sub(" ", rest[m.end() - start :])  # "my aunt and my grandpa have it"
+            if any(w not in _HAS_IT_TOO for w in re.findall(r"[^\W\d_]+", others)):
                 continue  # "my sister also lives with us": something else about her
-            before = [(name, hint) for at, name, hint in conditions if 0 <= at < offset + start]
-            said_last = before[-1] if before else earlier[-1] if earlier else None
+            said_last = _said_last(conditions, offset + start, earlier)
             if said_last is None:
                 continue
             name, hint = said_last
@@ -495,6 +502,102 @@ def _relatives_too(
             )
             added.append((draft, sentence, False, False))
     return added
+
+
+# The user said to have it too, with no condition named: "my mom has diabetes and I have it too", "ive
+# had it since my 30s", "у мамы диабет, и у меня он тоже", "我妈有糖尿病，我也有"
+_SELF_TOO = rx(
+    r"(?:\b(?:i\s+(?:have|had|got|get)|i'?ve\s+(?:had|got)|me\s+too|me\s+as\s+well|so\s+do\s+i|so\s+have\s+i)"
+    r"|\bу\s+меня\b|\bя\b)"
+)
+_SELF_TOO_ZH = re.compile(r"我也(?:有|是|得了|查出)")
+_SELF_TOO_WORDS = word_set(
+    "i i've ive i'm im me my myself have had got get it too also as well since for years year ago the same "
+    "one a kid so do и у меня я он она оно тоже также так же уже лет с детства давно болею болела болел есть "
+    "since in about like from childhood age"
+)
+
+
+def _self_too(text: str, said: list[Draft], out: list[Assertion]) -> list[tuple[Draft, Sentence, bool, bool]]:
+    """The user said to have too what a relative has (the relative's condition said last before
+    it, in this message or an earlier one): the user's own condition as well."""
+    low = fold_in_place(text)
+    earlier = [
+        (a.name, a.normalized_hint)
+        for a in out
+        if a.section is Section.FAMILY_HISTORY
+        and a.status is FactStatus.PRESENT
+        and a.name
+        and not a.retracted
+    ]
+    relatives = sorted(
+        (low.find(fold_in_place(d.name)), d.name, d.hint)
+        for d in said
+        if d.section is Section.FAMILY_HISTORY
+        and d.status is FactStatus.PRESENT
+        and d.name
+        and not d.retracted
+    )
+    own = {d.identity()[1] for d in said if d.section is Section.CHRONIC_CONDITIONS}
+    added: list[tuple[Draft, Sentence, bool, bool]] = []
+    offset = 0
+    for sentence in split_sentences(text):
+        offset = low.find(sentence.low, offset)
+        found = [(m.start(), sentence.clause(m.start())) for m in _SELF_TOO.finditer(sentence.low)]
+        found += [(m.start(), sentence.clause(m.start())) for m in _SELF_TOO_ZH.finditer(sentence.low)]
+        for at, (start, end) in found:
+            rest = sentence.low[start:end]
+            if (
+                NEGATION.search(rest)
+                or RELATIVE.search(rest)
+                or find_terms(kinds_for(Section.FAMILY_HISTORY), rest)
+            ):
+                continue  # "and I don't", "my sister has it", "I have asthma": not a "me too"
+            zh = _SELF_TOO_ZH.match(sentence.low, at)
+            words = re.findall(r"[^\W\d_]+", re.sub(r"\d+\w*", " ", rest))  # "since my 30s"
+            if not zh and (not (_TOO.search(rest) or re.search(r"\bit\b|\bон\b|\bона\b", rest))):
+                continue
+            if not zh and any(w not in _SELF_TOO_WORDS for w in words):
+                continue  # "I have a question too": something else
+            said_last = _said_last(relatives, offset + at, earlier)
+            if said_last is None:
+                continue
+            name, hint = said_last
+            draft = Draft(
+                Section.CHRONIC_CONDITIONS, (start, end), name=name, hint=hint, status=FactStatus.PRESENT
+            )
+            if draft.identity()[1] not in own:
+                own.add(draft.identity()[1])
+                added.append((draft, sentence, False, False))
+    return added
+
+
+def _said_last(
+    named: Sequence[tuple[int, str, str | None]], before: int, earlier: Sequence[tuple[str, str | None]]
+) -> tuple[str, str | None] | None:
+    """The condition named last before ``before`` in this message, else the last of earlier ones."""
+    said = [(name, hint) for at, name, hint in named if 0 <= at < before]
+    return said[-1] if said else earlier[-1] if earlier else None
+
+
+def _family_named_over_wide(drafts: list) -> list:
+    """ "gout runs in the family, my dad has it": the relative named replaces "someone in the family"."""
+    named = {
+        d.identity()[1]
+        for d, _, _, _ in drafts
+        if d.section is Section.FAMILY_HISTORY
+        and d.attributes.get("relative") not in (None, Relative.OTHER.value)
+    }
+    return [
+        x
+        for x in drafts
+        if not (
+            x[0].section is Section.FAMILY_HISTORY
+            and x[0].attributes.get("relative") == Relative.OTHER.value
+            and x[0].identity()[1] in named
+            and x[0].status is FactStatus.PRESENT
+        )
+    ]
 
 
 def _key(assertion: Assertion) -> str:

@@ -24,7 +24,7 @@ SENTENCE_STOP = re.compile(r"[.!?;]+(?=\s|$)|[。！？；]")
 # Hard clause boundaries: punctuation and contrast conjunctions ("аллергий нет, а на пенициллин...").
 _CLAUSE_BREAK = re.compile(
     r"(?<!\d),|,(?!\d)|[;:()—–，；：、（）]|\s-\s|\s(?:а|но|однако|хотя|but|however|although|though|whereas)\s"
-    r"|\s(?:and|и)\s(?=(?:i|i'm|i've|я|мне|меня)\b)"  # "... nausea and I want to get it checked"
+    r"|\s(?:and|и)\s(?=(?:i|i'm|im|i've|ive|я|мне|меня)\b)"  # "... nausea and I want to get it checked"
     # "my sister has asthma and my mother has diabetes": each relative's own clause
     r"|\s(?:and|и)\s(?=(?:my|his|her|our|у|мой|моя|мои|моей|моего|моих)\s)"
 )
@@ -255,7 +255,19 @@ _RELATIVES_EN = {
 RELATIVE_BY_WORD = {
     w: rel for table in (_RELATIVES_RU, _RELATIVES_EN) for rel, ws in table.items() for w in ws.split()
 }
-RELATIVE = rx(r"\b(?:" + "|".join(sorted(RELATIVE_BY_WORD, key=len, reverse=True)) + r")\b")
+# A partner's relative is no blood relative: "my wife's brother", "husbands mom", "брат жены", "мама мужа"
+_IN_LAW_BEFORE = "".join(
+    f"(?<!{w}'s )(?<!{w}s )"
+    for w in ("wife", "husband", "partner", "boyfriend", "girlfriend", "spouse", "fiance", "fiancee")
+)
+_IN_LAW_AFTER = r"(?!\s+(?:жены|мужа|супруга|супруги|партн[её]ра|парня|девушки|невесты|жениха)\b)"
+RELATIVE = rx(
+    _IN_LAW_BEFORE
+    + r"\b(?:"
+    + "|".join(sorted(RELATIVE_BY_WORD, key=len, reverse=True))
+    + r")\b"
+    + _IN_LAW_AFTER
+)
 FAMILY_WIDE = rx(
     r"\bв\s+(?:моей\s+|нашей\s+)?семье\b|\bу\s+родственник\w*|\bнаследственн\w*|\bпо\s+наследству\b"
     r"|\bruns\s+in\s+(?:my|our|the)\s+family\b|\bfamily\s+history\s+of\b|\bin\s+(?:my|the|our)\s+family\b"
@@ -272,7 +284,7 @@ _OTHERS = (
 _PERSON = r"(?:" + "|".join(sorted({*RELATIVE_BY_WORD, *_OTHERS.split()}, key=len, reverse=True)) + r")"
 THIRD_PARTY = rx(
     r"\bу\s+(?:моего\s+|моей\s+|моих\s+|нашего\s+|нашей\s+|наших\s+)?" + _PERSON + r"\b"
-    r"|\b(?:мой|моя|мои|моего|моей|наш|наша|наши|my|our|his|her|their)\s+" + _PERSON + r"\b"
+    r"|\b(?:мой|моя|мои|моего|моей|наш|наша|наши|my|our|his|her|their)\s+" + _PERSON + r"(?:'?s)?\b"
     r"|^\s*(?:the\s+|a\s+|an\s+|our\s+)?" + _PERSON + r"\b"
     # "у меня муж гипертоник", "у нас бабушка с диабетом": "I have a husband who…", not the user's
     r"|\bу\s+(?:меня|нас)\s+(?:(?:ещё|еще|вот|же)\s+)?" + _PERSON + r"\b"
