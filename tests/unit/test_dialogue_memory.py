@@ -2678,3 +2678,62 @@ def test_queasiness_gone_is_nausea_resolved(talk):
     talk.say((U, "feeling kinda queasy tbh"))
     talk.say((U, "update: the queasiness is gone"), session="s2")
     assert talk.fact(Section.SYMPTOMS, "nausea").status is FactStatus.RESOLVED
+
+
+def test_a_question_with_an_abbreviation_is_still_a_question(talk):
+    """b9en05: "Any long-term conditions e.g. asthma, diabetes, epilepsy" was split at "e.g." and
+    its last piece was no question, so "asthma but its mild" was lost."""
+    talk.say(
+        (A, "Any long-term conditions e.g. asthma, diabetes, epilepsy"),
+        (U, "asthma but its mild, just have a blue inhaler i hardly use"),
+    )
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"asthma"}
+
+
+@pytest.mark.parametrize(
+    ("said", "section", "key"),
+    [
+        ("30 wks pregnant today!!", Section.DEMOGRAPHICS, "pregnancy"),
+        ("had my whooping cough jab this morning", Section.VACCINATIONS, "diphtheria_tetanus"),
+        (
+            "baby's here!! ended up having an emergency c section 2 weeks ago",
+            Section.SURGERIES,
+            "cesarean_section",
+        ),
+        ("urgent care said its probably bronchitis", Section.REPORTED_DIAGNOSES, "bronchitis"),
+        ("врач сказал, что скорее всего бронхит", Section.REPORTED_DIAGNOSES, "bronchitis"),
+        ("医生说可能是支气管炎", Section.REPORTED_DIAGNOSES, "bronchitis"),
+    ],
+)
+def test_everyday_wording_of_events_and_a_clinicians_hedged_diagnosis_is_kept(talk, said, section, key):
+    """b9en06, b9en07: "wks", "whooping cough jab", "c section" without a hyphen, and a hedged
+    diagnosis a clinician gave were all lost."""
+    talk.say((U, said))
+    assert key in talk.keys(section)
+
+
+@pytest.mark.parametrize(
+    "said", ["I think I might have asthma", "我可能是支气管炎", "my friend says I might have asthma"]
+)
+def test_the_users_own_guess_is_still_no_diagnosis(talk, said):
+    talk.say((U, said))
+    assert not talk.keys(Section.CHRONIC_CONDITIONS) and not talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+def test_a_childhood_disease_outgrown_is_over_and_one_still_had_is_current(talk):
+    """b9en07: "Any asthma?" / "no. well maybe mild asthma as a kid? i think i outgrew it" stored
+    asthma now (the dangerous direction)."""
+    talk.say(
+        (A, "Any asthma or other lung problems?"),
+        (U, "no. well maybe mild asthma as a kid? i think i outgrew it"),
+    )
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "asthma").status is FactStatus.RESOLVED
+    fresh = Dialogue()
+    fresh.say((A, "Any chronic conditions?"), (U, "asthma as a kid, still have it"))
+    assert fresh.fact(Section.CHRONIC_CONDITIONS, "asthma").status is FactStatus.PRESENT
+
+
+def test_a_yes_to_normal_with_a_partners_disease_after_it_stores_nothing(talk):
+    """b9ru02: "Давление у вас в норме?" / "да, норм. это муж у меня гипертоник, на лозартане"."""
+    talk.say((A, "Давление у вас в норме?"), (U, "да, норм. это муж у меня гипертоник, на лозартане"))
+    assert not talk.memory.facts

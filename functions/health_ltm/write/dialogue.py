@@ -147,6 +147,31 @@ class Turn:
     question: Message | None
 
 
+# Where an assistant turn's sentences end; not after an abbreviation ("Any long-term conditions e.g.
+# asthma, diabetes", "Hi Mr. Davis", "напр. астма").
+_ABBREVIATED = "".join(
+    f"(?<!{a})"
+    for a in (
+        r"e\.g\.",
+        r"i\.e\.",
+        r"\bvs\.",
+        r"etc\.",
+        r"\bdr\.",
+        r"\bmr\.",
+        r"\bmrs\.",
+        r"\bms\.",
+        r"напр\.",
+        r"т\.е\.",
+        r"т\.к\.",
+        r"т\.д\.",
+        r"т\.п\.",
+        r"\bдр\.",
+    )
+)
+_ASKED_SENTENCE_END = re.compile(rf"(?<=[.!?]){_ABBREVIATED}\s+|(?<=[。！？])\s*", re.IGNORECASE)
+_STATED_SENTENCE_END = re.compile(rf"(?<=[.!]){_ABBREVIATED}\s+|(?<=[。！])\s*", re.IGNORECASE)
+
+
 def asks(message: Message | None) -> bool:
     """The assistant asked something the user's next message may answer."""
     if message is None or message.role is not Role.ASSISTANT:
@@ -154,7 +179,7 @@ def asks(message: Message | None) -> bool:
     text = message.text.strip()
     if _QUESTION_END.search(text):
         return True
-    sentences = [p for p in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", text) if p.strip()]
+    sentences = [p for p in _ASKED_SENTENCE_END.split(text) if p.strip()]
     last = sentences[-1] if sentences else text
     return bool(_ASKING_OPENER.search(last) or _asks_unmarked(last))
 
@@ -292,7 +317,7 @@ def episode_text(messages: Sequence[Message]) -> str:
 
 def last_question(text: str) -> str:
     """The asking sentence of an assistant turn ("Thanks. Any allergies?" -> "Any allergies?")."""
-    parts = [p for p in re.split(r"(?<=[.!])\s+|(?<=[。！])\s*", text.strip()) if p.strip()]
+    parts = [p for p in _STATED_SENTENCE_END.split(text.strip()) if p.strip()]
     asking = [p for p in parts if _asking_sentence(p)]
     return (asking[-1] if asking else parts[-1] if parts else text).strip()
 

@@ -643,6 +643,8 @@ def extract(
         # "Давление у вас в норме?" / "да, норм": a yes is no hypertension, and a bare no says neither
         # high nor low
         return verdicts
+    if shape is AnswerShape.YES and asks_if_normal(question.text):
+        shape = AnswerShape.CONTENT  # "да, норм. это муж у меня гипертоник": only what the rest names
     drafts: list[Draft] = []
     if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
         drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
@@ -1540,6 +1542,13 @@ _REACTION_WORDS = rx(
 )
 
 
+# A childhood disease said to be over ("i think i outgrew it", "в детстве была, переросла", "小时候有")
+_OUTGROWN = rx(
+    r"\boutgr[eo]w\w*|\bgrew\s+out\s+of\b|\bas\s+a\s+(?:kid|child)\b(?!.{0,20}\bstill\b)"
+    r"|\bперерос\w*|\bв\s+детстве\b(?!.{0,20}\b(?:до\s+сих\s+пор|и\s+сейчас|всё\s+ещё)\b)|小时候"
+)
+
+
 def _taken_back_right_before(low: str, offset: int, at: int) -> bool:
     """The name at ``at`` follows a take-back at once ("хотя нет, лозартан"): its "no" is no denial."""
     return any(m.end() == at for m in TAKEN_BACK_FOR.finditer(low, offset, at))
@@ -1637,6 +1646,9 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool, ctx: Cont
         elif target is Section.FAMILY_HISTORY:
             relative = _relative_of(text, low, a)
             attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
+        elif target is Section.CHRONIC_CONDITIONS and not denied and _OUTGROWN.search(low, offset):
+            # "no. well maybe mild asthma as a kid? i think i outgrew it": over, not a disease now
+            status = FactStatus.RESOLVED
         elif target in (Section.SURGERIES, Section.INJURIES) and not denied:
             # "appendix out when i was 12, gallbladder 2019": the year said with the item, before the next
             next_start = found[index + 1][0] if index + 1 < len(found) else len(text)

@@ -235,6 +235,8 @@ _HYPOTHETICAL = re.compile(
     r"|(?<!没)(?<!没有)(?<!不)什么(?![都也药病过基慢东])|(?<!没)(?<!没有)啥(?!(?:药|病|东西)?[都也])|(?<!不)怎么(?![也都])|如何|多少"
 )
 _CONDITIONAL = re.compile(r"如果|要是|万一|假如|假设|倘若|的话")
+_HEDGES = frozenset({"可能", "也许", "或许"})
+_CLINICIAN_SAID = re.compile(r"(?:医生|大夫|医院)(?:看了)?(?:说|讲|认为|判断)")
 _QUESTION_END = re.compile(r"[吗呢嘛][\s？?。!！]*$")
 
 
@@ -250,7 +252,13 @@ def _hypothetical(s: Sentence, pos: int) -> bool:
             end = gap.start()
             break
     clause = s.low[start:end]
-    if _HYPOTHETICAL.search(clause) or _QUESTION_END.search(clause) or s.text[end : end + 1] in ("?", "？"):
+    asked = [
+        m
+        for m in _HYPOTHETICAL.finditer(clause)
+        # "医生说可能是支气管炎": a clinician's working diagnosis, hedged, is charted as said
+        if not (m.group(0) in _HEDGES and _CLINICIAN_SAID.search(s.low, 0, start + m.start()))
+    ]
+    if asked or _QUESTION_END.search(clause) or s.text[end : end + 1] in ("?", "？"):
         return True
     cond = _CONDITIONAL.search(s.low)
     if cond and cond.start() < end:

@@ -72,6 +72,9 @@ _RESOLVED = rx(
     r"|\bwent\s+away\b|\bresolved\b|\bno\s+longer\s+have\b|\bused\s+to\s+have\b|\bas\s+a\s+(?:child|kid)\b"
     r"|\bin\s+remission\b|\brecovered\b"
 )
+_STILL_HAVE = rx(
+    r"\bstill\s+(?:have|has|got|get)\b|\bдо\s+сих\s+пор\b|\bи\s+сейчас\b|\bвс[её]\s+ещ[её]\b|还有|现在还"
+)
 _PAST_ILLNESS = rx(r"\bболел[аи]?\b|\bhad\b|\bwas\s+(?:sick|ill)\s+with\b|\bбыл[аио]?\b")
 # The denial after the name: "Ветрянкой ни разу не болела", "корью никогда не болел", "краснухи у
 # меня не было", "measles I never had" (but "болею не первый год" is no denial: "не" must lead the verb).
@@ -114,7 +117,9 @@ _SAID_ONCE = rx(r"сказал[аи]?|said|told\s+me|diagnosed|confirmed")
 # What may stand between the verb and the name: "сказал, что это гастрит", "said it's asthma".
 _SAID_GAP = rx(
     r"[\s,:\-—–]*(?:(?:что|это|у\s+меня|мне|типа|мол|просто|начальная|начинающаяся|легкая|лёгкая"
-    r"|that|it'?s|it\s+is|it\s+was|is|was|i\s+have|i'?ve\s+got|i'?m|i\s+am|just|a|an|the|mild|early)[\s,]+)*"
+    r"|that|it'?s|its|it\s+is|it\s+was|is|was|i\s+have|i'?ve\s+got|i'?m|i\s+am|just|a|an|the|mild|early"
+    # a clinician's hedge: "said its probably bronchitis", "сказал, скорее всего бронхит"
+    r"|probably|likely|possibly|most\s+likely|скорее\s+всего|вероятно|возможно|похоже\s+на|наверное)[\s,]+)*"
 )
 # "hoping to rule out diabetes", "проверить на диабет": a question, not a diagnosis
 _RULED_OUT_BEFORE = rx(
@@ -221,6 +226,15 @@ def _shared_with(s: Sentence, pos: int) -> tuple[Relative | None, int] | None:
     return found
 
 
+# A clinician's working diagnosis, hedged ("urgent care said its probably bronchitis", "врач сказал,
+# что скорее всего бронхит", "医生说可能是支气管炎"): charted as said, unlike the user's own guess.
+_CLINICIAN_SAID = rx(
+    r"\b(?:doctor|doc|gp|dr|urgent\s+care|er|a&e|nurse|physician|clinic|\w+ologist|врач\w*|доктор\w*|терапевт\w*"
+    r"|\w+олог\w*|педиатр\w*|фельдшер\w*)\b[^.!?]{0,30}?\b(?:said|says|thinks|told\s+me|сказал\w*|говорит|считает"
+    r"|думает|предполагает)\b|(?:医生|大夫)(?:说|讲|认为|怀疑)"
+)
+
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     seen: set[tuple[Section, str, str]] = set()
@@ -238,8 +252,12 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             continue
         if hypothetical(s, term.start) or _VACCINE_CONTEXT.search(s.low[slice(*s.clause(term.start))]):
             continue
-        if uncertain(s, term.start) and _relative(s, term.start) is None:
-            continue  # "I might have asthma": a guess, not a diagnosis
+        if (
+            uncertain(s, term.start)
+            and _relative(s, term.start) is None
+            and not _CLINICIAN_SAID.search(s.low)
+        ):
+            continue  # "I might have asthma": a guess; "urgent care said its probably bronchitis" is not
         shared = _shared_with(s, term.start)
         if shared is not None and not indication:
             # both theirs: the user's own, and the relative's family history
@@ -793,7 +811,11 @@ def _personal(
     section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES
     if negated(s, term.start, term.end, window=5) or denied_after(s, term):
         status = FactStatus.ABSENT
-    elif _RESOLVED.search(s.low[start:end]) or (not chronic and _PAST_ILLNESS.search(s.low[start:end])):
+    elif (
+        _RESOLVED.search(s.low[start:end]) or (not chronic and _PAST_ILLNESS.search(s.low[start:end]))
+    ) and not (
+        _STILL_HAVE.search(s.low, term.end)  # "asthma as a kid, still have it"
+    ):
         status = FactStatus.RESOLVED
     else:
         status = FactStatus.PRESENT

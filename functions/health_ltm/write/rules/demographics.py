@@ -141,8 +141,10 @@ _PREGNANCY = [
             rf"|\b(?:у\s+меня\s+)?{_weeks('w3')}\s+недел\w*\s+беременности\b"
             r"|\b(?:я\s+)?на\s+(?P<w4>\d{1,2})(?:-?й)?\s+неделе\s+беременности\b"
             r"|\b(?:я\s+)?жду\s+(?:ребенка|малыша|двойню)\b"
-            rf"|\b(?:i'm|i\s+am|im)\s+(?:now\s+|currently\s+|about\s+)?(?:{_weeks('w5')}\s+weeks?\s+)?"
+            rf"|\b(?:i'm|i\s+am|im)\s+(?:now\s+|currently\s+|about\s+)?(?:{_weeks('w5')}\s*(?:weeks?|wks?)\s+)?"
             r"pregnant\b"
+            # "30 wks pregnant today!!": the subject left out
+            rf"|^\W*(?:now\s+|about\s+)?{_weeks('w7')}\s*(?:weeks?|wks?)\s+pregnant\b"
             r"|\b(?:i'm|i\s+am|im)\s+expecting(?:\s+(?:a\s+baby|twins))?\b"
             r"(?!\s+(?:a|an|the|to|some|that|it|him|her|them|you|my|his|their|news|results?|calls?)\b)"
             rf"|\b(?:i'm|i\s+am|im)\s+{_weeks('w6')}\s+weeks\s+(?:along|into\s+(?:my|the)\s+pregnancy)\b"

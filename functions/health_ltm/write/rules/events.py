@@ -20,7 +20,7 @@ SECTIONS = frozenset({Section.SURGERIES, Section.INJURIES, Section.VACCINATIONS}
 _SURGERY_CUE = rx(
     r"\b(?:удалили|удалял[аи]?|удален\w*|вырезали|прооперир\w*|оперировал\w*|операци\w*|шунтирован\w*"
     r"|стентирован\w*|поставили\s+стент\w*|кесарев\w*|эндопротезир\w*|\w+эктоми\w*|surgery|surgeries"
-    r"|operation|operated|\bop\b|removed|taken\s+out|out\b|\w+ectomy|c-section|caesarean|cesarean|bypass"
+    r"|operation|operated|\bop\b|removed|taken\s+out|out\b|\w+ectomy|c[\s-]?section|caesarean|cesarean|bypass"
     r"|stent\w*|replacement|replaced|заменили|поменяли"
     # "had my knee scoped", "a knee scope in 2015": the surgeons' word for an arthroscopy
     r"|scoped?\b|артроскоп\w*)"

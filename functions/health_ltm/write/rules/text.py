@@ -285,7 +285,7 @@ _PERSON = r"(?:" + "|".join(sorted({*RELATIVE_BY_WORD, *_OTHERS.split()}, key=le
 THIRD_PARTY = rx(
     r"\bу\s+(?:моего\s+|моей\s+|моих\s+|нашего\s+|нашей\s+|наших\s+)?" + _PERSON + r"\b"
     r"|\b(?:мой|моя|мои|моего|моей|наш|наша|наши|my|our|his|her|their)\s+" + _PERSON + r"(?:'?s)?\b"
-    r"|^\s*(?:the\s+|a\s+|an\s+|our\s+)?" + _PERSON + r"\b"
+    r"|^\s*(?:the\s+|a\s+|an\s+|our\s+|это\s+|вот\s+|а\s+)?" + _PERSON + r"\b"  # "это муж у меня гипертоник"
     # "у меня муж гипертоник", "у нас бабушка с диабетом": "I have a husband who…", not the user's
     r"|\bу\s+(?:меня|нас)\s+(?:(?:ещё|еще|вот|же)\s+)?" + _PERSON + r"\b"
     # general statements: "many patients are allergic to latex", "у многих аллергия на пыльцу"
