@@ -2737,3 +2737,95 @@ def test_a_yes_to_normal_with_a_partners_disease_after_it_stores_nothing(talk):
     """b9ru02: "Давление у вас в норме?" / "да, норм. это муж у меня гипертоник, на лозартане"."""
     talk.say((A, "Давление у вас в норме?"), (U, "да, норм. это муж у меня гипертоник, на лозартане"))
     assert not talk.memory.facts
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "sex", "born"),
+    [
+        ("你好 先了解下基本情况 年龄和性别", "38 女", "female", 1988),
+        ("Age and sex?", "41, female", "female", 1985),
+    ],
+)
+def test_age_and_sex_asked_together_are_both_kept(talk, question, answer, sex, born):
+    """b9zh01: a turn parted by spaces was no question, and a sex after the age was not read."""
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == sex
+    assert talk.fact(Section.DEMOGRAPHICS, "birth_year").attributes["birth_year"] == born
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [("过敏史呢 药物或者食物", Section.ALLERGIES), ("目前在用的药", Section.MEDICATIONS)],
+)
+def test_a_chinese_turn_parted_by_spaces_or_a_noun_heading_is_a_question(talk, question, section):
+    talk.say((A, question), (U, "没有"))
+    assert talk.status(section) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_each_part_of_an_answer_to_habits_and_the_family_answers_its_own(talk):
+    """b9zh05: the leading "不抽" was read as the answer to all three things asked: no drinking was
+    stored (the dangerous direction) and two diseases the grandfather was denied."""
+    talk.say(
+        (A, "抽烟喝酒吗 家族里有人得过心脏病或者癌症吗"),
+        (U, "不抽 酒一周一两次 啤酒 家里的不太清楚 爷爷奶奶走得早"),
+    )
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
+    assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.PRESENT
+    assert talk.status(Section.FAMILY_HISTORY) is SectionStatus.UNSURE
+    assert not talk.keys(Section.FAMILY_HISTORY)
+
+
+def test_a_no_led_answer_to_two_habits_keeps_the_one_said_after_it(talk):
+    talk.say((A, "Do you smoke or drink?"), (U, "No. I have a glass of wine on weekends."))
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
+    assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize("answer", ["不太清楚", "说不好"])
+def test_not_quite_sure_in_chinese_is_unsure_not_a_denial(talk, answer):
+    """ "家族里有人得过心脏病或者癌症吗" / "不太清楚" stored both diseases denied in the family."""
+    talk.say((A, "家族里有人得过心脏病或者癌症吗"), (U, answer))
+    assert talk.status(Section.FAMILY_HISTORY) is SectionStatus.UNSURE
+    assert not talk.keys(Section.FAMILY_HISTORY)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "allergens", "drugs"),
+    [
+        (
+            "Any allergies or medications?",
+            "no allergies, just aspirin daily",
+            set(),
+            {"acetylsalicylic_acid"},
+        ),
+        ("Any allergies or medications?", "no. just aspirin daily", set(), {"acetylsalicylic_acid"}),
+        (
+            "Any allergies or medications?",
+            "penicillin allergy, and aspirin daily",
+            {"penicillin"},
+            {"acetylsalicylic_acid"},
+        ),
+        (
+            "Any allergies or medications?",
+            "penicillin and sulfa allergies, no meds",
+            {"penicillin", "sulfonamides"},
+            set(),
+        ),
+        (
+            "Аллергия есть? Какие лекарства принимаете?",
+            "аллергии нет, пью аспирин",
+            set(),
+            {"acetylsalicylic_acid"},
+        ),
+        ("Allergies to medicines?", "penicillin", {"penicillin"}, set()),
+        (None, "I'm allergic to penicillin and I take aspirin", {"penicillin"}, {"acetylsalicylic_acid"}),
+    ],
+)
+def test_allergies_and_medications_asked_together_keep_a_drug_taken_apart_from_an_allergen(
+    talk, question, answer, allergens, drugs
+):
+    """ "Any allergies or medications?" / "no allergies, just aspirin daily" stored an aspirin allergy,
+    and "allergic to penicillin and I take aspirin" one too (the dangerous direction)."""
+    talk.say(*([(A, question)] if question else []), (U, answer))
+    assert talk.keys(Section.ALLERGIES) == allergens
+    assert talk.keys(Section.MEDICATIONS) == drugs

@@ -67,7 +67,7 @@ _HEADING = (
     r"|курение|алкоголь|прививки|наследственность|allerg(?:y|ies)|(?:current\s+)?medications?|meds"
     r"|(?:past\s+|previous\s+)?(?:surgeries|operations)|chronic\s+(?:conditions|illness(?:es)?)"
     r"|(?:past\s+)?medical\s+history|family\s+history|smoking|alcohol|vaccinations|immuni[sz]ations"
-    r"|(?:药物)?过敏史?|用药|手术史?|既往史|慢性病|家族史|吸烟|饮酒|疫苗接种)"
+    r"|(?:药物)?过敏史?|(?:目前|现在|平时)?(?:在用的药|在吃的药|用药|吃的药)|手术史?|既往史|慢性病|家族史|吸烟|饮酒|疫苗接种)"
 )
 _SECTION_FIELDS = re.compile(
     rf"^\W*(?:(?:ваш\w*|your|any|您的|你的)\s*)?{_HEADING}(?:\s*(?:и|или|and|or|,|/|和|、)\s*{_HEADING})*"
@@ -102,7 +102,8 @@ _UNSURE = re.compile(
     r"^(?:i\s+)?(?:(?:really\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?know(?!\s+of\s+any)|not\s+sure|unsure|no\s+idea|i'?m\s+not\s+sure"
     r"|can'?t\s+remember|i\s+don'?t\s+remember|not\s+that\s+i\s+remember|hard\s+to\s+say|maybe|possibly"
     r"|не\s+знаю|не\s+уверен\w*|не\s+помню|без\s+понятия|понятия\s+не\s+имею|затрудняюсь\s+\w+|может\s+быть"
-    r"|хз|не\s+в\s+курсе|不知道|不清楚|不确定|记不清|不记得|说不好)\b",
+    r"|хз|не\s+в\s+курсе|не\s+особо\s+в\s+курсе|точно\s+не\s+знаю|not\s+really\s+sure"
+    r"|不知道|不清楚|不太清楚|不太知道|不确定|记不清|不记得|不太记得|说不好|说不清|不好说|搞不清)\b",
     re.IGNORECASE,
 )
 _NO = re.compile(
@@ -172,6 +173,9 @@ _ASKED_SENTENCE_END = re.compile(rf"(?<=[.!?]){_ABBREVIATED}\s+|(?<=[。！？])
 _STATED_SENTENCE_END = re.compile(rf"(?<=[.!]){_ABBREVIATED}\s+|(?<=[。！])\s*", re.IGNORECASE)
 
 
+_CJK_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff\d])")
+
+
 def asks(message: Message | None) -> bool:
     """The assistant asked something the user's next message may answer."""
     if message is None or message.role is not Role.ASSISTANT:
@@ -181,7 +185,11 @@ def asks(message: Message | None) -> bool:
         return True
     sentences = [p for p in _ASKED_SENTENCE_END.split(text) if p.strip()]
     last = sentences[-1] if sentences else text
-    return bool(_ASKING_OPENER.search(last) or _asks_unmarked(last))
+    if _ASKING_OPENER.search(last) or _asks_unmarked(last):
+        return True
+    # chat Chinese parts a turn with spaces: "你好 先了解下基本情况 年龄和性别", "过敏史呢 药物或者食物"
+    parts = _CJK_SPACE.split(last) if CJK.search(last) else []
+    return len(parts) > 1 and any(_asks_unmarked(p) for p in parts)
 
 
 # "And you?", "А у вас самих?", "您自己呢？": a question with no topic of its own, asking the user

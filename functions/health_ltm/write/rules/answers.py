@@ -86,7 +86,7 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
             r"\bmedication|\bmedicine|\bmeds\b|\bpills?\b|\bdrugs?\b(?!\s+use)|prescri|supplement|vitamin"
             r"|\b(?:take|taking)\s+(?:any|anything)|\b(?:use|take|using|taking)\s+for\s+(?:it|that|this|them)\b"
             r"|\bчем\s+(?:лечите|лечитесь|снимаете)|\bчто\s+(?:принимаете|пьете|пьёте)\b|лекарств|препарат|таблет|принимаете|пьёте\s+что|пьете\s+что"
-            r"|какие-то\s+средства|吃药|用药|服用|什么药|药物|在吃"
+            r"|какие-то\s+средства|吃药|用药|服用|什么药|药物|在吃|用的药|吃的药"
             # "Anything else you take?", "Which inhaler?", "还用什么喷剂？"
             r"|\banything\s+else\s+(?:that\s+)?(?:you\s+|do\s+you\s+)?(?:take|use)\b|\bwhat\s+else\s+do\s+you\s+(?:take|use)\b"
             r"|\binhalers?\b|\bingalers?\b|ингалятор|吸入剂|喷剂|喷雾剂"
@@ -141,7 +141,7 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
     (
         Section.DEMOGRAPHICS,
         "birth_year",
-        rx(r"how\s+old|your\s+age|сколько\s+вам\s+лет|возраст|多大|几岁|年龄"),
+        rx(r"how\s+old|your\s+age|^\W*age\b|сколько\s+вам\s+лет|возраст|多大|几岁|年龄"),
     ),
     # "Ваш год рождения?", "What year were you born?": the answer is a year, "94й" or "88" as well
     # as "1994", never an age
@@ -277,11 +277,12 @@ _ALCOHOL_HOW = [
             r"social|occasional|rarely|once\s+in\s+a\s+while|every\s+once|sometimes|a\s+little|a\s+bit"
             r"|not\s+(?:that\s+|very\s+)?often|(?:one|two|a\s+few|\d+)\s+(?:drinks?\s+)?(?:a|per)\s+(?:week|month)"
             r"|редко|иногда|по\s+праздникам|немного|нечасто|не\s+(?:так\s+)?часто|偶尔"
+            r"|(?:一|每)(?:周|星期|礼拜|个月|月)(?:[一两二三几]{1,2})次"  # "一周一两次": once or twice a week
         ),
         "occasionally",
     ),
     (rx(r"a\s+lot|heav|много|часто|经常"), "regularly"),
-    (rx(r"glass|bottle|beer|wine|бокал|пив|вин|杯"), "yes"),
+    (rx(r"glass|bottle|beer|wine|бокал|пив|вин|杯|啤酒|红酒|白酒|葡萄酒"), "yes"),
 ]
 _SMOKE_HOW = rx(
     r"(?:half\s+)?an?\s+pack|\d+\s*(?:packs?|cigarettes?)|pack\s+a\s+day|(?:пол)?пачк\w*|\d+\s+сигарет\w*"
@@ -369,7 +370,7 @@ def read_question(text: str) -> Question:
     return question
 
 
-_ASKED_APART = re.compile(r"(?<=[?？])\s*")
+_ASKED_APART = re.compile(r"(?<=[?？])\s*|(?<=[吗呢])\s+(?=[\u4e00-\u9fff])")  # "抽烟喝酒吗 家族里有人…吗"
 
 
 def _questions_apart(asked: str) -> list[str]:
@@ -419,6 +420,14 @@ def _elliptic(text: str, question: Question) -> Question:
     return question
 
 
+# A turn that asks allergies and medications as two things (not "allergies to medicines")
+_ASKS_BOTH = rx(
+    r"(?:allerg\w*|аллерги\w*|过敏)[^?？]{0,20}?(?:[?？]\s*|\b(?:or|and|или|и)\s+|[,，、]\s*|还有|和)"
+    r"(?:any\s+|what\s+|current\s+|regular\s+|какие\s+|ваши\s+)?(?:medications?|medicines?|meds|pills|"
+    r"лекарства\s+принимаете|препараты\s+принимаете|принимаете|(?:在|还|平时|现在)?(?:吃什么药|吃的药|用药|吃药))"
+)
+
+
 def _read_question(text: str, about_the_user: bool = False) -> Question:
     asked = last_question(text)
     low = fold_in_place(asked)
@@ -454,20 +463,16 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             for s in question.subjects
             if s.section not in (Section.CHRONIC_CONDITIONS, Section.REPORTED_DIAGNOSES, Section.LIFESTYLE)
         ]
-        # ... but "Курите? И у родственников были астма?" asks two things: the one without the family
-        # is the user's own
-        for own in _questions_apart(asked):
-            for subject in _read_question(own, about_the_user).subjects:
-                if (subject.section, subject.slot) not in {(x.section, x.slot) for x in question.subjects}:
-                    question.subjects.insert(0, subject)
+
     if (Section.DEMOGRAPHICS, _YEAR_OF_BIRTH) in seen:
         # "Ваш возраст, год рождения?": the year answers it, "88" is no age of 88
         question.subjects = [s for s in question.subjects if s.slot != "birth_year"]
     if (Section.LIFESTYLE, "coffee") in seen and not _ALCOHOL_WORD.search(low):
         # "How much coffee do you drink?": the drink is the coffee, no alcohol
         question.subjects = [s for s in question.subjects if s.slot != "alcohol"]
-    if any(s.section is Section.ALLERGIES for s in question.subjects):
-        # "Allergies to medicines?": the drugs are allergens, the question is not about medications.
+    if any(s.section is Section.ALLERGIES for s in question.subjects) and not _ASKS_BOTH.search(low):
+        # "Allergies to medicines?": the drugs are allergens, the question is not about medications;
+        # but "Any allergies or medications?", "Any allergies? Any medications?" ask both.
         question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
     if relative is not None and not any(s.section is Section.FAMILY_HISTORY for s in question.subjects):
         question.subjects.append(Subject(Section.FAMILY_HISTORY, relative=relative))
@@ -554,6 +559,13 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         # the question's premise, not denied, and the user's other drugs are not asked about
         question.subjects = [s for s in question.subjects if s.section is Section.MEDICATIONS]
         question.partial = True
+    if family_question:
+        # "Курите? И у родственников были астма?", "抽烟喝酒吗 家族里有人得过心脏病吗": two things asked;
+        # the one without the family is the user's own
+        for own in _questions_apart(asked):
+            for subject in _read_question(own, about_the_user).subjects:
+                if (subject.section, subject.slot) not in {(x.section, x.slot) for x in question.subjects}:
+                    question.subjects.insert(0, subject)
     return question
 
 
@@ -611,6 +623,83 @@ def extract(
     if topic_from_user and not _TOPIC_OPENER.match(fold_in_place(question_text)):
         return verdicts  # the user's visit is the topic: only its verdict is read
     question = read_question(question_text)
+    apart = _answered_apart(question, answer)
+    if apart:
+        # "抽烟喝酒吗 家族里有人得过心脏病吗" / "不抽 酒一周一两次 家里的不太清楚": each part answers
+        # its own subject; the leading "no" is not the answer to all of them
+        out: list[Draft] = []
+        for sub_question, part, at in apart:
+            read = _read_answer(sub_question, part, ctx, already, carried, [], topic_from_user)
+            read += _unsure_about_one(sub_question, part, {d.section for d in read}, fewest=1)
+            for draft in read:
+                if draft.identity() not in {d.identity() for d in out}:
+                    draft.span = (draft.span[0] + at, draft.span[1] + at)
+                    out.append(draft)
+        return out + [d for d in verdicts if d.identity() not in {x.identity() for x in out}]
+    return _read_answer(question, answer, ctx, already, carried, verdicts, topic_from_user)
+
+
+# Where an answer to two things asked parts: a sentence, or a chat-Chinese space or comma
+_ANSWER_PART = re.compile(
+    r"[^.!?;。！？；，\s](?:[^.!?;。！？；，\s]|\s(?![\u4e00-\u9fff]))*[.!?;。！？；，]*"
+)
+# A habit's verb alone says which habit a part answers ("不抽", "пью по праздникам", "don't drink")
+_HABIT_VERB = {
+    "smoking": rx(r"抽|\bкурю\b|\bкурил\w*|\bsmoke\b"),
+    "alcohol": rx(r"喝|\bпью\b|\bвыпиваю\b|\bdrink\b"),
+}
+
+
+def _answered_apart(question: Question, answer: str) -> list[tuple[Question, str, int]]:
+    """The parts of a yes/no-led answer to a turn that asked two or more things, each with the
+    subjects it names (a part that names none goes with the part before it, the first with the
+    first subject); empty when the answer does not part that way."""
+    topics = {(s.section, s.slot) for s in question.subjects}
+    if len(topics) < 2 or answer_shape(answer) not in (AnswerShape.NO, AnswerShape.YES, AnswerShape.UNSURE):
+        return []
+    pieces = [
+        (m.start(), m.end())
+        for m in re.finditer(
+            r"[^.!?;。！？；，\s](?:[^.!?;。！？；，\s]|\s(?![\u4e00-\u9fff]))*[.!?;。！？；，]*", answer
+        )
+    ]
+    if len(pieces) < 2:
+        return []
+    groups: list[tuple[list[Subject], int, int]] = []
+    for a, b in pieces:
+        low = fold_in_place(answer[a:b])
+        named = [s for s in question.subjects if _part_names(s, low, answer[a:b])]
+        if not named:
+            named = groups[-1][0] if groups else question.subjects[:1]
+        if groups and [id(x) for x in groups[-1][0]] == [id(x) for x in named]:
+            groups[-1] = (named, groups[-1][1], b)
+        else:
+            groups.append((named, a, b))
+    if len(groups) < 2:
+        return []
+    return [(replace(question, subjects=named), answer[a:b], a) for named, a, b in groups]
+
+
+def _part_names(subject: Subject, low: str, text: str) -> bool:
+    topic = _TOPIC_OF.get((subject.section, subject.slot))
+    if topic is not None and topic.search(low):
+        return True
+    if subject.slot in _HABIT_VERB and _HABIT_VERB[subject.slot].search(low):
+        return True
+    if subject.section is Section.FAMILY_HISTORY:
+        return bool(_KIN_WORDS.search(low) or RELATIVE.search(low) or zh_relative(text))
+    return False  # a name alone does not say which ("no. just aspirin": an allergy or a drug?)
+
+
+def _read_answer(
+    question: Question,
+    answer: str,
+    ctx: Context,
+    already: frozenset[tuple[Section, str]],
+    carried: bool,
+    verdicts: list[Draft],
+    topic_from_user: bool = False,
+) -> list[Draft]:
     if not question.subjects:
         return _injury_fine(question, answer) + verdicts
     if question.asks_how:
@@ -712,13 +801,14 @@ _DONT_KNOW = rx(
     r"\bне\s+знаю\b|\bхз\b|\bне\s+в\s+курсе\b|\bпонятия\s+не\s+имею\b|\bno\s+idea\b|\bnot\s+sure\b"
     r"|\b(?:don'?t|do\s+not)\s+know\b|\bdunno\b|不知道|不清楚|不太清楚"
 )
-_KIN_WORDS = rx(r"\bродн\w*|\bрод(?:е|у|а)\b")  # "про родню не знаю": the family
+_KIN_WORDS = rx(r"\bродн\w*|\bрод(?:е|у|а)\b|家里|亲戚")  # "про родню не знаю", "家里的不太清楚": the family
 
 
-def _unsure_about_one(question: Question, answer: str, said: set[Section]) -> list[Draft]:
+def _unsure_about_one(question: Question, answer: str, said: set[Section], fewest: int = 2) -> list[Draft]:
     """A turn that asks two things answered "про родню не знаю, ... стент ставили в 2022", "no idea
-    about my family, ...": the clause that does not know names its topic; that section is unsure."""
-    if len(question.subjects) < 2:
+    about my family, ...": the clause that does not know names its topic; that section is unsure.
+    ``fewest``: 1 for a part of an answer already given its subject."""
+    if len(question.subjects) < fewest:
         return []
     drafts = []
     for sentence in split_sentences(answer):
@@ -1458,8 +1548,8 @@ def _answer_relatives(answer: str) -> list[Relative]:
 def _relatives_answer(question: Question, answer: str) -> list[Draft]:
     """A family question that names its conditions, answered with who has them ("my mother, type
     2", "у мамы", "我妈妈"): each named condition is that relative's."""
-    if _answer_relative(answer) is None:
-        return []
+    if _answer_relative(answer) is None or _DONT_KNOW.search(fold_in_place(answer)):
+        return []  # "家里的不太清楚 爷爷奶奶走得早": who died early, not who has it
     drafts: list[Draft] = []
     for subject in question.subjects:
         if subject.section is Section.FAMILY_HISTORY and subject.terms:
@@ -1500,7 +1590,53 @@ def _content(
                 drafts += _affirmed(replace(question, subjects=[subject]), answer, ctx)
         elif subject.section in _LISTED_KINDS:
             drafts += _named(subject, answer, offset, negative, ctx)
+    if {s.section for s in question.subjects} >= {Section.ALLERGIES, Section.MEDICATIONS}:
+        # "Any allergies or medications?" / "no allergies, just aspirin daily": a drug named is taken,
+        # an allergen only where the answer says allergic
+        low = fold_in_place(answer)
+        drafts = [
+            d
+            for d in drafts
+            if d.section not in (Section.ALLERGIES, Section.MEDICATIONS)
+            or not find_terms(("drug",), d.name or "")
+            # a drug is an allergen where its own clause says allergic, else a drug taken
+            or (d.section is Section.ALLERGIES)
+            == _says_allergic(_clause_of(low, fold_in_place(d.name or "")))
+        ]
     return drafts
+
+
+_ALLERGY_WORD = rx(r"allerg\w*|аллерги\w*|过敏")
+_NO_ALLERGY_BEFORE = rx(r"(?:\bno|\bnot|\bnone|\bнет|没有|没|无)\W*(?:\w+\W+)?$")
+_NO_ALLERGY_AFTER = rx(r"\W*(?:нет|no|none|не\s+было|没有)\b")
+
+
+# A clause of an answer: "penicillin and sulfa allergies" is one, "allergic to penicillin and I take
+# aspirin" two
+_CLAUSE_EDGE = rx(
+    r"[,;.，；。]|\s(?:but|но|а|however)\s"
+    r"|\s(?:and|и|plus|also)\s(?=(?:i|i'm|im|i've|я|мне|пью|принимаю|take|taking|on|also|daily)\b)"
+)
+
+
+def _clause_of(low: str, name: str) -> str:
+    """The clause of ``low`` where ``name`` is said (all of it when the name is not found)."""
+    at = low.find(name)
+    if at < 0:
+        return low
+    edges = [m for m in _CLAUSE_EDGE.finditer(low)]
+    start = max((m.end() for m in edges if m.end() <= at), default=0)
+    end = min((m.start() for m in edges if m.start() >= at + len(name)), default=len(low))
+    return low[start:end]
+
+
+def _says_allergic(low: str) -> bool:
+    """The answer says the user is allergic ("allergic to penicillin"), not that there is none ("no
+    allergies", "аллергии нет")."""
+    return any(
+        not _NO_ALLERGY_BEFORE.search(low, 0, m.start()) and not _NO_ALLERGY_AFTER.match(low, m.end())
+        for m in _ALLERGY_WORD.finditer(low)
+    )
 
 
 # A question whether something is normal ("Давление у вас в норме?", "Is your blood pressure
@@ -1792,8 +1928,8 @@ def _unknown_names(
             continue
         if THIRD_PARTY.fullmatch(word) or RELATIVE.fullmatch(word):
             continue  # "my wife takes 20 mg": a person, no drug (and not the user's dose)
-        if (topic := _TOPIC_OF.get((section, None))) is not None and topic.match(word):
-            continue  # "аллергии нет", "no meds": the topic's own word, no allergen or drug
+        if any(pattern.match(word) for _, _, pattern in _TOPICS):
+            continue  # "аллергии нет", "no meds", "no allergies, just aspirin": a topic's word, no name
         if _QUIT_FORWARD.fullmatch(word) or _NOW.fullmatch(word) or _QUIT_VERB.match(word):
             continue  # "Раньше пил эналаприл", "Now only metformin": a time word, not a name
         if find_terms(kinds_for(Section.SYMPTOMS), word) or (

@@ -332,20 +332,26 @@ _SEX_ANSWER = [
 ]
 
 
+_AGE_FIRST = re.compile(r"\s*\d{1,3}\s*(?:岁|лет|года?|years?(?:\s+old)?|yo|y/o)?\s*[,，、/]?\s*")
+
+
 def sex_answer(question_text: str, answer: str) -> list[Draft]:
     """An answer to "Are you male or female(, and how old are you)?" that opens with the sex
     ("female, 41", "женский, 41", "女，41"): the sex (the age is read by the age rules)."""
     if not _SEX_QUESTION.search(question_text.casefold()):
         return []
     low = answer.casefold().replace("ё", "е")
+    lead = _AGE_FIRST.match(low)  # "年龄和性别" / "38 女", "age and sex?" / "41, female"
+    at = lead.end() if lead else 0
     for pattern, value in _SEX_ANSWER:
-        m = pattern.match(low)
+        m = pattern.match(low[at:])
         if m:
+            start, end = at + m.start(), at + m.end()
             return [
                 Draft(
                     Section.DEMOGRAPHICS,
-                    (m.start(), m.end()),
-                    name=answer[m.start() : m.end()].strip(),
+                    (start, end),
+                    name=answer[start:end].strip(),
                     hint="sex",
                     status=FactStatus.PRESENT,
                     attributes={"sex": value},

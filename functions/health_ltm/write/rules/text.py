@@ -35,6 +35,9 @@ _LIST_BREAK = re.compile(
     r"[.;:!?()—–。；：！？（）]|\s-\s"
     r"|\s(?:а|но|однако|хотя|потому|поэтому|так как|что|который|которая|которые|когда|если"
     r"|but|however|although|though|because|so|which|that|when|if|since)\s"
+    # "allergic to penicillin and I take aspirin", "аллергия на пенициллин, и я пью аспирин": a new
+    # subject with its verb ends the list
+    r"|[\s,]+(?:and|и)\s+(?:i|i'm|im|i've|ive|я)\s+(?!(?:also\s+|too\s+)?(?:am\s+)?allerg|тоже\b)"
     # "раньше пил эналаприл, сейчас только амлодипин": the present ends a past list
     rf"|[\s,]*\b{NOW_WORDS}\b|{NOW_WORDS_ZH}"
 )
