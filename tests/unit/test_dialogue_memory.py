@@ -2829,3 +2829,53 @@ def test_allergies_and_medications_asked_together_keep_a_drug_taken_apart_from_a
     talk.say(*([(A, question)] if question else []), (U, answer))
     assert talk.keys(Section.ALLERGIES) == allergens
     assert talk.keys(Section.MEDICATIONS) == drugs
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Does anyone in your family have heart disease, stroke, diabetes or cancer?", "my dad"),
+        ("家族里有人得过心脏病或者癌症吗", "我爸"),
+    ],
+)
+def test_a_relative_named_to_a_screening_of_several_diseases_gets_none_of_them(talk, question, answer):
+    """b9en08: "heart disease, stroke, diabetes or cancer?" / "dads mom" stored all four for the
+    mother: which one is not said."""
+    talk.say((A, question), (U, answer))
+    assert not talk.keys(Section.FAMILY_HISTORY)
+
+
+def test_a_relative_named_to_one_disease_has_it(talk):
+    talk.say((A, "Any diabetes in the family?"), (U, "my mom"))
+    assert talk.keys(Section.FAMILY_HISTORY) == {"mother:diabetes"}
+
+
+def test_an_activity_answered_without_i_is_the_users(talk):
+    """b9en08: "Do you exercise" / "run 3x a week" stored nothing."""
+    talk.say((A, "Do you exercise"), (U, "run 3x a week"))
+    assert talk.fact(Section.LIFESTYLE, "physical_activity").attributes["value"] == "running, 3 times a week"
+    fresh = Dialogue()
+    fresh.say((U, "run to the store later"))
+    assert not fresh.memory.facts
+
+
+@pytest.mark.parametrize("said", ["右美沙芬是我老公在吃", "右美沙芬是我妈在吃"])
+def test_a_drug_said_to_be_someone_elses_after_it_is_not_the_users(talk, said):
+    talk.say((U, said))
+    assert not talk.keys(Section.MEDICATIONS)
+
+
+def test_a_chinese_take_back_opened_with_an_interjection_replaces_the_drug(talk):
+    """b9zh07: "哦不对 说错了 吃的是复方甘草片 右美沙芬是我老公在吃" kept the husband's drug."""
+    talk.say(
+        (A, "多久了 有吃什么药吗"),
+        (U, "快一个月了 吃了右美沙芬 没啥用"),
+        (U, "哦不对 说错了 吃的是复方甘草片 右美沙芬是我老公在吃"),
+    )
+    assert talk.keys(Section.MEDICATIONS) == {"compound_liquorice_tablets"}
+
+
+@pytest.mark.parametrize("said", ["前年放了个支架", "去年做了支架"])
+def test_a_stent_put_in_is_a_surgery(talk, said):
+    talk.say((A, "以前做过手术或者放过支架吗"), (U, said))
+    assert talk.keys(Section.SURGERIES) == {"coronary_stenting"}

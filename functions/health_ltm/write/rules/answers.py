@@ -1553,6 +1553,12 @@ def _relatives_answer(question: Question, answer: str) -> list[Draft]:
     drafts: list[Draft] = []
     for subject in question.subjects:
         if subject.section is Section.FAMILY_HISTORY and subject.terms:
+            if len(subject.terms) > 1:
+                # "heart disease, stroke, diabetes or cancer?" / "my dad": which of them is not said
+                named = {t.entry.key for t in find_terms(("condition",), answer)}
+                subject = replace(subject, terms=tuple(t for t in subject.terms if t.entry.key in named))
+                if not subject.terms:
+                    continue
             drafts += _terms_with_status(subject, answer, negative=False, question_text=question.topic)
     return drafts
 

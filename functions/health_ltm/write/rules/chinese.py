@@ -172,11 +172,24 @@ class _Who:
     self_too: bool = False  # "我和妈妈都有高血压"
 
 
+_OWNER_AFTER = re.compile(r"[^，,。；;\s]{0,12}?是(?=[^，,。；;\s]{0,6}(?:在|一直|天天)?(?:吃|用|服|喝|打))")
+
+
 def _who(s: Sentence, pos: int, focus: Relative | None = None) -> _Who:
     """The last person named before ``pos`` in the sentence (Chinese topic chains over commas).
 
     他/她 is the relative named before it in the sentence, else ``focus`` (the relative the
     previous sentence was about), else someone else."""
+    after = _OWNER_AFTER.match(s.low, pos)
+    if after is not None:  # "右美沙芬是我老公在吃": the one said after "是" takes it
+        at = after.end()
+        mine = re.compile(r"我的|我").match(s.low, at)
+        owner = (_PERSON.match(s.low, mine.end()) if mine else None) or _PERSON.match(s.low, at)
+        if owner is not None and owner.group(0) not in ("我", "我们", "本人", "自己"):
+            word = owner.group(0)
+            if word in _RELATIVE_BY_WORD:
+                return _Who("relative", _RELATIVE_BY_WORD[word])
+            return _Who("other")
     last = previous = None
     for m in _PERSON.finditer(s.low, 0, pos):
         if m.group(0) in _CHILD and s.low[max(0, m.start() - 1) : m.start()] in ("生", "怀", "带"):

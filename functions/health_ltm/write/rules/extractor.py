@@ -660,7 +660,7 @@ _MEANT = rx(r"\b(?:i\s+)?meant\b|\bi\s+mean\b|\bимел[аи]?\s+в\s+виду\
 _REPLACES_PREVIOUS = rx(
     r"^\W*(?:(?:wait,?\s+no|no,?\s+sorry|sorry,?\s+no|sorry,?\s+i\s+mean[t]?|i\s+meant|my\s+(?:mistake|bad)"
     r"|ой,?\s+нет|нет,?\s+(?:точнее|вернее|стоп|погоди\w*|подожди\w*)|точнее|вернее|ошиб(?:ся|лась))\b"
-    r"|不对|说错了|搞错了|记错了)"
+    r"|(?:哦|噢|啊|诶|呃)?\s*(?:不对|说错了|搞错了|记错了))"
 )
 
 
@@ -720,9 +720,12 @@ def _replace_previous(
     for i in previous:
         if out[i].retracted or out[i].section not in sections:
             continue
-        name = out[i].name
-        if name and fold_in_place(name) in low:
-            continue  # "sorry no, penicillin and also cats": said again, kept
+        name = fold_in_place(out[i].name or "")
+        someone_else = (
+            THIRD_PARTY.search(low) or RELATIVE.search(low) or chinese.relative_named(Sentence(low, low, ()))
+        )
+        if name and name in low and not someone_else:
+            continue  # "sorry no, penicillin and also cats": said again, kept (not someone else's)
         if (out[i].section, _key(out[i])) not in said:
             out[i] = out[i].model_copy(update={"retracted": True})
 

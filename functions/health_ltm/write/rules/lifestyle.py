@@ -236,8 +236,20 @@ _ACTIVITY = [
         FactStatus.ABSENT,
         "none",
     ),
-    (rx(r"\bбегаю\b|\bбегом\b|\bi\s+(?:run|jog)\b|\bjogging\b"), FactStatus.PRESENT, "running"),
-    (rx(r"\bплаваю\b|\bбассейн|\bплавани\w*|\bi\s+swim\b"), FactStatus.PRESENT, "swimming"),
+    # "run 3x a week" (the subject left out, as in an answer): the verb opens the clause
+    (
+        rx(
+            r"\bбегаю\b|\bбегом\b|\bi\s+(?:run|jog)\b|\bjogging\b"
+            r"|^\W*(?:(?:yes|yeah|yep)\W+)?(?:run|jog)\b(?!\s+(?:to|out|into|errands|late|over|the|a|an|my)\b)"
+        ),
+        FactStatus.PRESENT,
+        "running",
+    ),
+    (
+        rx(r"\bплаваю\b|\bбассейн|\bплавани\w*|\bi\s+swim\b|^\W*(?:(?:yes|yeah|yep)\W+)?swim\b"),
+        FactStatus.PRESENT,
+        "swimming",
+    ),
     (rx(r"\bйог\w*|\byoga\b"), FactStatus.PRESENT, "yoga"),
     (
         rx(r"\bв\s+(?:спорт)?зал\b|\bтренаж\w*|\bgym\b|\bwork\s+out\b|\blift\s+weights\b"),
@@ -252,7 +264,7 @@ _ACTIVITY = [
 ]
 _PER_WEEK = rx(
     r"(?P<n>\d|два|две|три|четыре|пять|two|three|four|five)\s+раза?\s+в\s+неделю"
-    r"|(?P<en>\w+)\s+times\s+a\s+week"
+    r"|(?P<en>\w+)\s*(?:times|x)\s+a\s+week"
 )
 # Coffee (key coffee; no table entry, like vaping): "two cups a day", "cut down to one cup",
 # "не пью кофе", "бросила кофе". Cutting down is less of it, never stopping.
