@@ -2879,3 +2879,20 @@ def test_a_chinese_take_back_opened_with_an_interjection_replaces_the_drug(talk)
 def test_a_stent_put_in_is_a_surgery(talk, said):
     talk.say((A, "以前做过手术或者放过支架吗"), (U, said))
     assert talk.keys(Section.SURGERIES) == {"coronary_stenting"}
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "dose"),
+    [
+        ("врач выписал конкор 5 мг", "теперь пью 10", 10),
+        ("пью конкор 5 мг", "теперь пью 2,5", 2.5),
+        ("taking lisinopril 10 mg", "now I take 20", 20),
+    ],
+)
+def test_taking_a_new_bare_value_now_is_the_dose_of_the_drug_in_focus(talk, first, later, dose):
+    """b9ru03: "выписал конкор 2,5 мг" / ... / "теперь 1,25": a bare new value after "теперь пью" was
+    no dose, and the prescription was never taken."""
+    talk.say((U, first))
+    talk.say((U, later), session="s2")
+    [drug] = [f for f in talk.memory.facts if f.section is Section.MEDICATIONS]
+    assert drug.status is FactStatus.ACTIVE and drug.attributes["dose_value"] == dose

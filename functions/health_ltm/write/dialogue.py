@@ -268,16 +268,22 @@ def _question_of(messages: Sequence[Message], index: int) -> Message | None:
 
 # A message that adds to the list of the one before: "и аллопуринол 100", "and metformin 500"
 _GOES_ON = re.compile(
-    r"^\W*(?:(?:oh|ah|а|ой|ах|ну)\W+)?(?:and|also|plus|и|ещё|еще|а\s+также|плюс|还有|以及|和)(?=\s|\W|[^\W\d_])",
+    r"^\W*(?:and|also|plus|и|ещё|еще|а\s+также|плюс|还有|以及|和)(?=\s|\W|[^\W\d_])",
     re.I,
 )
 _LIST_ITEM_KINDS = ("drug", "allergen", "condition", "vaccine", "surgery")
 
 
+# "а, и витамин д 2000 ме", "oh and vitamin d": an interjection and a "and" before the next item
+_ITEM_LEAD = re.compile(r"^\W*(?:(?:oh|ah|а|ой|ах)\W+)?(?:(?:and|и|also|plus|ещё|еще|还有)\s+)?", re.I)
+
+
 def _opens_with_a_name(text: str) -> bool:
-    """ "омез когда гастрит обостряется" / "суматриптан при приступах": the next item of a list."""
-    lead = len(text) - len(text.lstrip(" ,.-—"))
-    return any(t.start == lead for t in find_terms(_LIST_ITEM_KINDS, text))
+    """ "омез когда гастрит обостряется" / "суматриптан при приступах": the next item of a list (not
+    "oh and my mom has diabetes": a story of its own)."""
+    lead = _ITEM_LEAD.match(text)
+    at = lead.end() if lead else 0
+    return any(t.start == at for t in find_terms(_LIST_ITEM_KINDS, text))
 
 
 def _answered_in_full(text: str) -> bool:

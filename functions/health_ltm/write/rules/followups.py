@@ -71,6 +71,7 @@ _DOSE_CHANGE = rx(
     r"|удвоил\w*)\b|\bтеперь\s+(?:пью|принимаю)\b|\bдозу\s+(?:снизили|увеличили|подняли|уменьшили)\b"
     r"|(?:加到|减到|改成|换成|现在吃|调到|增加到|减少到|调整到|加量|减量|剂量)"
 )
+_NOW_TAKING = rx(r"теперь\s+(?:пью|принимаю)\b|(?:now|these\s+days)\s+(?:i\s+)?(?:take|i'm\s+on|on)\b|现在吃")
 _UP_DOWN = (
     r"(?:bumped|upped|increased|raised|lowered|decreased|reduced|doubled|halved|titrated|cut|bumping|upping)"
 )
@@ -159,7 +160,12 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         if zh:
             return [_changed(s, change.start(), len(s.text), {"dose_value": zh[0], "dose_unit": zh[1]})]
         itself = _DOSE_ITSELF.search(s.low)
+        # "теперь пью 1,25", "now I take 20": the value right after the new taking
+        taking_now = _NOW_TAKING.match(s.low, change.start())
         bare = BARE_VALUE.search(s.low, change.start()) if itself else None
+        if taking_now and bare is None:
+            gap = len(s.low[taking_now.end() :]) - len(s.low[taking_now.end() :].lstrip())
+            bare = _VALUE_BEFORE.match(s.low, taking_now.end() + gap)
         if itself and bare is None:
             # "it's 1000 now, they upped it", "теперь 75, подняли": the new value said before the change
             bare = next(iter(reversed(list(_VALUE_BEFORE.finditer(s.low, 0, change.start())))), None)
