@@ -2896,3 +2896,33 @@ def test_taking_a_new_bare_value_now_is_the_dose_of_the_drug_in_focus(talk, firs
     talk.say((U, later), session="s2")
     [drug] = [f for f in talk.memory.facts if f.section is Section.MEDICATIONS]
     assert drug.status is FactStatus.ACTIVE and drug.attributes["dose_value"] == dose
+
+
+def test_a_no_after_interjections_to_a_reaction_question_empties_allergies(talk):
+    """MTS-Dialog 154: "Ever reacted poorly to any medications?" was no allergy question, and "Hm" /
+    "Oh, um," before the no hid it."""
+    talk.say((A, "Ever reacted poorly to any medications taken in the past?"), (U, "Hm I don't think so."))
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+    fresh = Dialogue()
+    fresh.say((A, "Any allergies?"), (U, "Oh, um, no."))
+    assert fresh.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_a_clinicians_summary_confirmed_is_the_users(talk):
+    """MTS-Dialog 98: "Just some knee pain issues." / "Okay, so chronic knee pain." / "Yes." kept
+    nothing ("some" and "issues" were not complaint words, "Okay" read as "is it ok?")."""
+    talk.say(
+        (A, "Any other complaints you have had in the past?"),
+        (U, "Just some knee pain issues."),
+        (A, "Okay, so chronic knee pain."),
+        (U, "Yes."),
+    )
+    assert talk.keys(Section.SYMPTOMS) == {"knee_pain"}
+
+
+def test_a_chinese_yes_is_no_interjection(talk):
+    """嗯 is a yes: "是糖尿病吗" / "嗯 2型 去年查出来的" keeps type 2 diabetes."""
+    talk.say(
+        (A, "吃什么药吗？"), (U, "二甲双胍，早晚各一片"), (A, "是糖尿病吗？"), (U, "嗯 2型 去年查出来的")
+    )
+    assert talk.keys(Section.CHRONIC_CONDITIONS) & {"diabetes", "type_2_diabetes"}

@@ -40,6 +40,9 @@ _ASKS_WITHOUT_MARK = re.compile(
     r"|\bли\b|\b\w+-(?:нибудь|либо)\b|\bправильно\s+(?:ли\s+)?(?:я\s+)?понима\w*"
     r"|^(?:а\s+)?(?:какие|какой|какая|какое|каких|каким|сколько|когда|как\s+(?:давно|часто|долго|вы|у\s+вас)"
     r"|что\s+(?:вы|у\s+вас|принимаете)|чем|у\s+(?:вас|тебя)\s+(?:есть|был|была|были|бывает|бывают))\b"
+    # a clinician's summary put to the patient: "Okay, so chronic knee pain.", "So you take it daily."
+    r"|^(?:(?:ok(?:ay)?|alright|all\s+right|right|got\s+it)[,.]?\s+)?so\s+(?!let'?s\b|we\b|i\b|i'?ll\b|i'?m\b|far\b)\w"
+    r"|^(?:итак|то\s+есть|значит)[,\s]+(?!давайте)\w"
     # a short turn of habits asked by the verb alone: "Курите, выпиваете", "Спортом занимаетесь"
     r"|^(?:а\s+|и\s+|ну\s+)?(?:\w+\s+){0,2}(?:курите|пь[её]те|выпиваете|употребляете|занимаетесь|принимаете"
     r"|болеете|страдаете|наблюдаетесь|лечитесь|пользуетесь|беременны|кормите)\b(?:[,\s]+\w+){0,3}\W*$",
@@ -336,7 +339,9 @@ def last_question(text: str) -> str:
     return (asking[-1] if asking else parts[-1] if parts else text).strip()
 
 
-_INTERJECTION = re.compile(r"^(?:oh|ah|uh|hmm+|um+|ой|ах|ну|哦|啊)[,!.\s]+(?=\w)", re.IGNORECASE)
+_INTERJECTION = re.compile(
+    r"^(?:(?:oh|ah|uh|hm+|um+|er+m?|well|ой|ах|ну|хм+|哦|啊|呃)[,!.\s]+)+(?=\w)", re.IGNORECASE
+)  # "oh no, never", "Oh, um, no nothing like that", "Hm I don't think so"
 
 
 def answer_shape(text: str) -> AnswerShape:

@@ -71,6 +71,8 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         None,
         rx(
             r"allerg|аллерг|непереносим|intoleran|reaction\w*\s+to\s+(?:any\s+)?(?:med|drug|antibiotic)|过敏"
+            # "Ever reacted poorly to any medications?"
+            r"|\breact(?:ed|s)?\s+(?:\w+\s+)?to\s+(?:any\s+)?(?:med|drug|antibiotic)"
             # "На лекарства реакций не было?", "реакции на препараты?"
             r"|реакци\w*\s+(?:\w+\s+)?на\s+(?:\w+\s+)?(?:лекарств|препарат|антибиотик)"
             r"|\bна\s+(?:\w+\s+)?(?:лекарств|препарат|антибиотик)\w*\s+(?:\w+\s+){0,2}?реакци"

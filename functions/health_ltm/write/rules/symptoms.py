@@ -387,6 +387,8 @@ _LIST_WORDS = rx(
     r"[\s,;.!…]*(?:(?:and|or|plus|also|too|a|an|some|bad|really|very|terrible|awful|slight|mild|little|bit|of"
     r"|и|или|плюс|ещё|еще|тоже|сильный|сильная|сильное|сильные|небольшой|небольшая|лёгкий|легкий|лёгкая|легкая"
     r"|жуткий|жуткая|ужасный|ужасная|страшный|немного|чуть|слегка|очень|совсем|вообще|прям"
+    # "just some knee pain issues"
+    r"|just|only|issues?|problems?|trouble"
     # how bad, said after it: "нос заложен намертво", "кашель сильно", "headache pretty bad"
     r"|сильно|намертво|жутко|ужасно|капитально|конкретно|постоянно|badly|pretty|so|constantly)\b[\s,;.!…]*)*"
 )
