@@ -2926,3 +2926,100 @@ def test_a_chinese_yes_is_no_interjection(talk):
         (A, "吃什么药吗？"), (U, "二甲双胍，早晚各一片"), (A, "是糖尿病吗？"), (U, "嗯 2型 去年查出来的")
     )
     assert talk.keys(Section.CHRONIC_CONDITIONS) & {"diabetes", "type_2_diabetes"}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "drug"),
+    [
+        ("What are you taking for allergies?", "Claritin.", "loratadine"),
+        ("Что принимаете от аллергии?", "зиртек", "cetirizine"),
+        ("过敏的时候吃什么药？", "氯雷他定", "loratadine"),
+    ],
+)
+def test_a_remedy_for_allergies_is_a_drug_taken_not_an_allergen(talk, question, answer, drug):
+    """MTS-Dialog 770: "What are you taking for allergies?" / "Claritin." stored a loratadine allergy."""
+    talk.say((A, question), (U, answer))
+    assert talk.keys(Section.MEDICATIONS) == {drug} and not talk.keys(Section.ALLERGIES)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "section"),
+    [
+        (
+            "So just to double check, you're not on any medications?",
+            "You got it. Nothing since last year.",
+            "medications",
+        ),
+        ("You're not allergic to anything?", "correct", "allergies"),
+        ("Any old or new medications I should know about?", "Nope.", "medications"),
+    ],
+)
+def test_a_yes_to_a_question_put_in_the_negative_is_a_no(talk, question, answer, section):
+    """MTS-Dialog 885, 410: a yes to "you're not on any medications?" and a no to "old or new
+    medications" (read as "new ones only") left the section unknown."""
+    talk.say((A, question), (U, answer))
+    assert talk.status(Section(section)) is SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(("question", "answer"), [("You don't smoke, right?", "yes"), ("您不抽烟吧？", "对")])
+def test_a_yes_to_you_dont_smoke_is_no_smoking(talk, question, answer):
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
+
+
+def test_a_name_asked_back_stays_under_the_allergy_question(talk):
+    """MTS-Dialog 804: "Any drug allergies?" / ... "Napro-" / "Naprosyn?" / "Yes, Naprosyn." stored
+    naproxen as a drug taken (the dangerous direction)."""
+    talk.say(
+        (A, "Any drug allergies?"),
+        (U, "Ah yes, I am allergic to... what's the name of the drug? It's called Napro-"),
+        (A, "Naprosyn?"),
+        (U, "Yes, Naprosyn."),
+    )
+    assert talk.keys(Section.ALLERGIES) == {"naproxen"} and not talk.keys(Section.MEDICATIONS)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I might need back surgery",
+        "the doctor says I need knee surgery",
+        "врач говорит, нужна операция на колене",
+    ],
+)
+def test_a_surgery_still_to_come_is_not_one_had(talk, said):
+    talk.say((U, said))
+    assert not talk.keys(Section.SURGERIES)
+
+
+def test_a_surgery_named_by_its_organ_is_kept(talk):
+    """MTS-Dialog 1077: "colon surgery in 1990", "three surgeries for my sinus" stored nothing."""
+    talk.say(
+        (A, "How about any surgeries in the past?"),
+        (U, "Well, I had colon surgery in nineteen ninety. And three surgeries for my sinus."),
+    )
+    assert talk.keys(Section.SURGERIES) == {"colon_surgery", "sinus_surgery"}
+
+
+@pytest.mark.parametrize(
+    ("said", "key"),
+    [
+        ("My dad's sister had sugar problem.", "aunt:diabetes"),
+        ("у маминого брата диабет", "uncle:diabetes"),
+        ("my mother's side family had heart issues", "other:coronary_artery_disease"),
+    ],
+)
+def test_a_parents_sibling_is_an_aunt_or_uncle(talk, said, key):
+    """MTS-Dialog 846: "My dad's sister had sugar problem." was nothing ("sugar problem" unknown), and
+    "dad's sister" would have been the father."""
+    talk.say((U, said))
+    assert talk.keys(Section.FAMILY_HISTORY) == {key}
+
+
+def test_what_the_clinician_sees_in_the_chart_confirmed_is_the_users(talk):
+    """MTS-Dialog 844: "Hm, you also have hypertension and diabetes." / "Yeah, that I know."."""
+    talk.say((A, "Hm, you also have hypertension and diabetes."), (U, "Yeah, that I know."))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"hypertension", "diabetes"}
+    fresh = Dialogue()
+    fresh.say((A, "You have to take it with food."), (U, "ok"))
+    assert not fresh.memory.facts

@@ -43,6 +43,11 @@ _ASKS_WITHOUT_MARK = re.compile(
     # a clinician's summary put to the patient: "Okay, so chronic knee pain.", "So you take it daily."
     r"|^(?:(?:ok(?:ay)?|alright|all\s+right|right|got\s+it)[,.]?\s+)?so\s+(?!let'?s\b|we\b|i\b|i'?ll\b|i'?m\b|far\b)\w"
     r"|^(?:итак|то\s+есть|значит)[,\s]+(?!давайте)\w"
+    # what the clinician sees in the chart, put to the patient: "Hm, you also have hypertension and
+    # diabetes.", "I see you've had a hysterectomy", "Вижу, у вас гипертония"
+    r"|^(?:(?:hm+|ok(?:ay)?|so|and|also|alright)[,.]?\s+)*(?:i\s+see\s+(?:that\s+)?|it\s+says\s+)?"
+    r"you(?:'ve|\s+have)?\s+(?:also\s+|still\s+)?(?:have|had|take|are\s+on|'re\s+on|been\s+on)\b"
+    r"|^(?:вижу|смотрю)[,\s]+(?:что\s+)?у\s+вас\b"
     # a short turn of habits asked by the verb alone: "Курите, выпиваете", "Спортом занимаетесь"
     r"|^(?:а\s+|и\s+|ну\s+)?(?:\w+\s+){0,2}(?:курите|пь[её]те|выпиваете|употребляете|занимаетесь|принимаете"
     r"|болеете|страдаете|наблюдаетесь|лечитесь|пользуетесь|беременны|кормите)\b(?:[,\s]+\w+){0,3}\W*$",
@@ -124,6 +129,7 @@ _NO = re.compile(
 )
 _YES = re.compile(
     r"^(?:yes+|yeah|yep|yup|ya|sure|correct|right|that'?s\s+(?:right|correct)|exactly|absolutely|of\s+course"
+    r"|you\s+got\s+it|you'?re\s+right|that'?s\s+it"
     r"|i\s+do|i\s+am|i\s+have|i\s+did|uh-?huh|mm-?hmm|definitely|indeed|affirmative|true"
     r"|да+|ага|угу|так\s+точно|верно|правильно|конечно|точно|именно|есть|бывает|было"
     # "对了，…" opens a new topic ("by the way"), it confirms nothing

@@ -196,7 +196,7 @@ _NOT_A_DRUG = word_set(
 )
 # "Any NEW medications?", "any OTHER conditions?": a no says nothing about the whole section.
 _PARTIAL = rx(
-    r"\b(?:new|recent(?:ly)?|other|else|changes?|additional|more|lately|today|currently\s+new)\b"
+    r"\b(?<!old\sor\s)(?:new|recent(?:ly)?|other|else|changes?|additional|more|lately|today|currently\s+new)\b"
     r"|\b(?:новы[ехй]|нов\w+|друг\w+|ещё|еще|кроме|недавно|сейчас\s+новы)\b|其他|别的|新的|最近|还有"
     r"|\bbefore\s+(?:this|that|the|it)\b|\bprior\s+to\b|\bдо\s+(?:этого|этой|того)\b|之前"
 )
@@ -422,6 +422,19 @@ def _elliptic(text: str, question: Question) -> Question:
     return question
 
 
+# A question put in the negative, to be confirmed: "So you're not on any medications?", "You don't
+# smoke, right?", "Вы не курите?", "您不抽烟吧？": a yes to it is a no
+_NEGATED_QUESTION = rx(
+    r"\b(?:you'?re|you\s+are)\s+not\b|\byou\s+(?:don'?t|do\s+not|haven'?t|have\s+not|never)\b"
+    r"|\b(?:вы|ты)\s+не\b|^\W*(?:а\s+)?не\s+(?:курите|пь[её]те|принимаете|болеете)\b|(?:您|你)(?:不|没)"
+)
+# What the user takes for an allergy: "What are you taking for allergies?", "Что принимаете от
+# аллергии?", "过敏的时候吃什么药？"
+_REMEDY_FOR_ALLERGY = rx(
+    r"\b(?:tak(?:e|ing)|us(?:e|ing)|on)\s+(?:\w+\s+){0,3}?for\s+(?:your\s+|the\s+|my\s+)?allerg"
+    r"|\b(?:принимаете|пь[её]те|лечите|лечитесь|используете|спасаетесь)\s+(?:\w+\s+){0,2}?от\s+аллерги"
+    r"|过敏(?:的时候|时|了)?(?:一般)?(?:吃|用)(?:什么|啥|哪种)?药|(?:吃|用)(?:什么|啥)药.{0,4}过敏"
+)
 # A turn that asks allergies and medications as two things (not "allergies to medicines")
 _ASKS_BOTH = rx(
     r"(?:allerg\w*|аллерги\w*|过敏)[^?？]{0,20}?(?:[?？]\s*|\b(?:or|and|или|и)\s+|[,，、]\s*|还有|和)"
@@ -472,7 +485,14 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
     if (Section.LIFESTYLE, "coffee") in seen and not _ALCOHOL_WORD.search(low):
         # "How much coffee do you drink?": the drink is the coffee, no alcohol
         question.subjects = [s for s in question.subjects if s.slot != "alcohol"]
-    if any(s.section is Section.ALLERGIES for s in question.subjects) and not _ASKS_BOTH.search(low):
+    if _REMEDY_FOR_ALLERGY.search(low):
+        # "What are you taking for allergies?" / "Claritin.": the remedy is a drug taken, never an
+        # allergen; the allergies themselves are the question's premise
+        question.subjects = [s for s in question.subjects if s.section is not Section.ALLERGIES]
+        if not any(s.section is Section.MEDICATIONS for s in question.subjects):
+            question.subjects.append(Subject(Section.MEDICATIONS))
+        question.partial = True
+    elif any(s.section is Section.ALLERGIES for s in question.subjects) and not _ASKS_BOTH.search(low):
         # "Allergies to medicines?": the drugs are allergens, the question is not about medications;
         # but "Any allergies or medications?", "Any allergies? Any medications?" ask both.
         question.subjects = [s for s in question.subjects if s.section is not Section.MEDICATIONS]
@@ -708,6 +728,8 @@ def _read_answer(
         gone = [d for d in _gone(question, answer) if d.identity() not in already]
         return gone + [d for d in verdicts if d.identity() not in {g.identity() for g in gone}]
     shape = answer_shape(answer)
+    if shape is AnswerShape.YES and _NEGATED_QUESTION.search(fold_in_place(question.text)):
+        shape = AnswerShape.NO  # "you're not on any medications?" / "You got it.": none
     colloquial = _colloquial_no(question, answer)
     if colloquial is not None:
         shape = colloquial[0]  # "да не, здоров как бык", "да нет, всё в порядке": a no
@@ -963,9 +985,13 @@ def one_more_under(frame_text: str, question_text: str) -> str | None:
     smoke?": its topic is not the frame's)."""
     asked = last_question(question_text)
     low = fold_in_place(asked)
-    if not _ONE_MORE.search(low) or len(asked.split()) > 6:
+    if len(asked.split()) > 6:
         return None
     own = _read_question(asked)
+    named = [(t.start, t.end) for subject in own.subjects for t in subject.terms]
+    bare_name = bool(named) and not re.sub(r"[\W_]+", "", "".join(low[:a] + low[b:] for a, b in named[:1]))
+    if not (_ONE_MORE.search(low) or bare_name):  # "Naprosyn?" after "Any drug allergies?": the same frame
+        return None
     for_another = bool(_FOR_ANOTHER.match(low))  # "And for cholesterol?": what the frame asked, for this
     if not for_another and (not own.subjects or not all(subject.terms for subject in own.subjects)):
         return None

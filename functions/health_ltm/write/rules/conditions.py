@@ -398,6 +398,12 @@ _PARENTS_PARENT = rx(
     r"|\b(?P<ru2>пап[аеуыо]\w*|отц\w*|отец|мам[аеуыо]\w*|матер\w*|мать)\s+(?:мамы|папы|отца|матери)\b"
 )
 _MALE_PARENT = rx(r"dad|father|пап|отц|отец")
+_PARENTS_SIBLING = rx(
+    r"\b(?:mom|mum|mother|dad|father)(?:'?s)\s+(?P<en>sister|brother)\b"
+    r"|\b(?:мамин|папин|отцов|материн)\w*\s+(?P<ru>брат\w*|сестр\w*)"
+    r"|\b(?P<ru2>брат\w*|сестр\w*)\s+(?:мамы|папы|отца|матери)\b"
+)
+_BROTHER = rx(r"brother|брат")
 
 
 def family_relative(low: str, start: int, end: int) -> Relative | None:
@@ -407,6 +413,10 @@ def family_relative(low: str, start: int, end: int) -> Relative | None:
     if chain is not None:
         second = chain.group("en") or chain.group("ru") or chain.group("ru2")
         return Relative.GRANDFATHER if _MALE_PARENT.match(second) else Relative.GRANDMOTHER
+    sibling = _PARENTS_SIBLING.search(low, start, end)
+    if sibling is not None:  # "my dad's sister", "мамин брат", "сестра отца": an aunt or an uncle
+        word = sibling.group("en") or sibling.group("ru") or sibling.group("ru2")
+        return Relative.UNCLE if _BROTHER.match(word) else Relative.AUNT
     side = _SIDE_OF_FAMILY.search(low, start, end)
     for m in RELATIVE.finditer(low, start, end):
         if side is None or not side.start() <= m.start() < side.end():
