@@ -3023,3 +3023,24 @@ def test_what_the_clinician_sees_in_the_chart_confirmed_is_the_users(talk):
     fresh = Dialogue()
     fresh.say((A, "You have to take it with food."), (U, "ok"))
     assert not fresh.memory.facts
+
+
+def test_a_yes_to_no_past_history_is_none(talk):
+    """MTS-Dialog 457: "So just to double check. No past medical history?" / "Yes, sir. None."."""
+    talk.say((A, "So just to double check. No past medical history?"), (U, "Yes, sir. None."))
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_things_asked_together_and_affirmed_are_all_kept_but_a_choice_is_not(talk):
+    """MTS-Dialog 249: "Are you still taking Metoprolol and Premarin?" / "Yeah." kept neither."""
+    talk.say((A, "Are you still taking Metoprolol and Premarin?"), (U, "Yeah."))
+    assert talk.keys(Section.MEDICATIONS) == {"metoprolol", "conjugated_estrogens"}
+    fresh = Dialogue()
+    fresh.say((A, "Any fever, nausea or vomiting?"), (U, "yes"))
+    assert not fresh.keys(Section.SYMPTOMS)
+
+
+def test_what_the_chart_says_confirmed_is_the_users(talk):
+    """MTS-Dialog 686: "As per your chart, I see you have COPD and hypertension." / "Yes that is right."."""
+    talk.say((A, "As per your chart, I see you have COPD and hypertension."), (U, "Yes that is right."))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"copd", "hypertension"}

@@ -221,6 +221,7 @@ def test_without_a_key_the_write_path_uses_the_offline_rules_and_never_fails_the
     from health_ltm.write.pipeline import WritePath
 
     _, arn = empty_secret
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)  # the metric is what is checked
     # Given the deployed wiring: model adapters chosen (a secret ARN is set), the secret empty
     settings = Settings(OPENAI_API_KEY="", LTM_OPENAI_SECRET_ARN=arn, OPENAI_BASE_URL="")
     repo = InMemoryRepository()

@@ -427,6 +427,9 @@ def _elliptic(text: str, question: Question) -> Question:
 _NEGATED_QUESTION = rx(
     r"\b(?:you'?re|you\s+are)\s+not\b|\byou\s+(?:don'?t|do\s+not|haven'?t|have\s+not|never)\b"
     r"|\b(?:вы|ты)\s+не\b|^\W*(?:а\s+)?не\s+(?:курите|пь[её]те|принимаете|болеете)\b|(?:您|你)(?:不|没)"
+    # "No past medical history?", "No allergies, right?", "Аллергии нет?"
+    r"|^\W*no\s+(?:\w+\s+){0,3}?(?:history|allerg\w*|medications?|meds|surger\w*|problems|conditions)\b"
+    r"|^\W*(?:аллергии|лекарств|операций|хронических\s+заболеваний)\s+нет\b"
 )
 # What the user takes for an allergy: "What are you taking for allergies?", "Что принимаете от
 # аллергии?", "过敏的时候吃什么药？"
@@ -1343,13 +1346,17 @@ def _unsure(question: Question, answer: str) -> list[Draft]:
     return drafts
 
 
+# Things asked together, not as a choice: "Are you still taking Metoprolol and Premarin?" / "Yeah."
+_ALL_OF = rx(r"^(?!.*\b(?:or|или|либо)\b|.*[或还]是).*(?:\band\b|\bи\b|和|以及)")
+
+
 def _affirmed(question: Question, answer: str, ctx: Context) -> list[Draft]:
     drafts: list[Draft] = []
     for subject in question.subjects:
         if subject.slot == _IN_FOCUS:
             drafts.append(_in_focus(answer, FactStatus.ACTIVE))  # "Still taking it?" / "yes"
             continue
-        if len(subject.terms) > 1:
+        if len(subject.terms) > 1 and not _ALL_OF.search(fold_in_place(question.text)):
             continue  # "Any fever, nausea or vomiting?" / "Yes": which of them is not said
         if subject.terms:
             named = _terms_with_status(subject, answer, negative=False, question_text=question.topic)
