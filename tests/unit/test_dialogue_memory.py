@@ -3044,3 +3044,34 @@ def test_what_the_chart_says_confirmed_is_the_users(talk):
     """MTS-Dialog 686: "As per your chart, I see you have COPD and hypertension." / "Yes that is right."."""
     talk.say((A, "As per your chart, I see you have COPD and hypertension."), (U, "Yes that is right."))
     assert talk.keys(Section.CHRONIC_CONDITIONS) == {"copd", "hypertension"}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "key"),
+    [
+        ("How long have you had this rash?", "Not long. Less than a day if I had to guess.", "rash"),
+        ("How long have you had the cough?", "about a week", "cough"),
+        ("Как давно кашель?", "недолго, дня три", "cough"),
+        ("咳嗽多久了？", "三天了", "cough"),
+    ],
+)
+def test_how_long_it_has_gone_on_presupposes_the_complaint(talk, question, answer, key):
+    """MTS-Dialog 648: "How long have you had this rash?" / "Not long. …" stored nothing ("Not long"
+    was read as a no)."""
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.SYMPTOMS, key).status is FactStatus.PRESENT
+
+
+def test_how_long_denied_stores_nothing(talk):
+    talk.say((A, "How long have you had the cough?"), (U, "what cough? I don't have one"))
+    assert (
+        talk.fact(Section.SYMPTOMS, "cough") is None
+        or talk.fact(Section.SYMPTOMS, "cough").status is not FactStatus.PRESENT
+    )
+
+
+def test_a_follow_up_for_conditions_is_the_users(talk):
+    """MTS-Dialog 939: "So, you are following up for your high blood pressure and high cholesterol?"
+    / "Yes." kept only the cholesterol ("for my high blood pressure" read as what a drug is for)."""
+    talk.say((A, "So, you are following up for your high blood pressure and high cholesterol?"), (U, "Yes."))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"hypertension", "high_cholesterol"}

@@ -351,9 +351,17 @@ _INTERJECTION = re.compile(
 )  # "oh no, never", "Oh, um, no nothing like that", "Hm I don't think so"
 
 
+_HOW_LONG_ANSWER = re.compile(
+    r"^\W*(?:not\s+(?:very\s+|that\s+|too\s+)?long|недолго|не\s+(?:очень\s+|так\s+)?давно|没多久|不久|没几天)\b",
+    re.IGNORECASE,
+)
+
+
 def answer_shape(text: str) -> AnswerShape:
     """The form of an answer; CONTENT when it names something beyond yes/no."""
     low = _INTERJECTION.sub("", fold_in_place(text.strip()))  # "oh no, never", "ой нет, что вы"
+    if _HOW_LONG_ANSWER.match(low):
+        return AnswerShape.CONTENT  # "How long have you had it?" / "Not long, a day": a duration, no "no"
     if PSEUDO_NEGATION.match(low) or _NOT_OFTEN.search(low) or _SELF_CORRECTION.match(low):
         return AnswerShape.CONTENT  # "Nothing helps my back pain", "I don't drink that often"
     if _UNSURE.match(low):

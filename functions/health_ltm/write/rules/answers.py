@@ -917,6 +917,14 @@ _HOW_IS_YOUR = (
         r"\bкогда\s+(?:у\s+вас\s+)?(?:нашли|обнаружили|выявили|диагностировали|поставили)\s+(?:диагноз\s+)?(?P<x>[^?,.;]+?)\s*\?"
     ),
     rx(r"^\s*(?:(?:你|您)的)?(?P<x>[^？?，,。]+?)是?(?:什么时候|哪年|几年前)(?:查出来|确诊|发现|诊断)"),
+    # "How long have you had this rash?", "Как давно кашель?", "咳嗽多久了？": how long it has gone on
+    rx(
+        r"\bhow\s+long\s+have\s+you\s+(?:had|been\s+having|been\s+experiencing|been\s+dealing\s+with|suffered"
+        r"\s+from|been\s+suffering\s+from)\s+(?:the\s+|this\s+|that\s+|your\s+|these\s+|those\s+)?"
+        r"(?P<x>[^?,.;]+?)(?:\s+for)?\s*\?"
+    ),
+    rx(r"\bкак\s+давно\s+(?:у\s+вас\s+)?(?P<x>[^?,.;]+?)\s*\?"),
+    rx(r"^\s*(?:那)?(?P<x>[^？?，,。\s]+?)(?:有)?(?:多久|多长时间|几天)了"),
 )
 # the patterns above come in English, Russian, Chinese order
 _PRESUPPOSED_STATEMENT = ("I have {x}.", "У меня {x}.", "我有{x}。")

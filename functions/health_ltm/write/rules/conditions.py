@@ -62,7 +62,8 @@ _INDICATION_BEFORE = rx(r"\b(?:от|для|при|против|for|against)\s+(?
 # Being treated for a disease, said of oneself: a diagnosis, not what a drug is for.
 _TREATED_FOR = rx(
     r"(?:\b(?:i'?m|i\s+am|i'?ve\s+been|i\s+have\s+been|i\s+was|i\s+get|i\s+got)\s+(?:being\s+|now\s+)?"
-    r"(?:treated|seen|followed|monitored)|\bлечусь|\bлечилась|\bлечился|\bнаблюдаюсь|\bстою\s+на\s+учете)"
+    r"(?:treated|seen|followed|monitored|following\s+up|here|in)|\bлечусь|\bлечилась|\bлечился|\bнаблюдаюсь"
+    r"|\bстою\s+на\s+учете|\bfollow(?:ing)?[\s-]+up)"
     r"\s+(?:\w+\s+){0,3}?(?:for|от|с|по\s+поводу)\s+(?:my\s+|the\s+)?$"
     # "мама умерла от инсульта", "дед скончался от рака", "died from cancer": what they died of
     r"|\b(?:умер|умерла|умерли|скончал(?:ся|ась|ись)|погиб(?:ла|ли)?|died|passed\s+away)\s+(?:\w+\s+){0,2}?(?:от|from|of)\s+$"
