@@ -3075,3 +3075,22 @@ def test_a_follow_up_for_conditions_is_the_users(talk):
     / "Yes." kept only the cholesterol ("for my high blood pressure" read as what a drug is for)."""
     talk.say((A, "So, you are following up for your high blood pressure and high cholesterol?"), (U, "Yes."))
     assert talk.keys(Section.CHRONIC_CONDITIONS) == {"hypertension", "high_cholesterol"}
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [
+            (A, "Any chronic conditions?"),
+            (U, "gout"),
+            (A, "You don't take anything for the gout, right?"),
+            (U, "yes, nothing for it"),
+        ],
+        [(U, "I don't take anything for the gout")],
+    ],
+)
+def test_no_drug_taken_for_a_disease_does_not_deny_the_disease(talk, turns):
+    """Found talking to the local stack: "You don't take anything for the gout, right?" / "yes,
+    nothing for it" stored "does NOT have gout" (the dangerous direction)."""
+    talk.say(*turns)
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "gout").status is FactStatus.PRESENT

@@ -73,6 +73,11 @@ _RESOLVED = rx(
     r"|\bwent\s+away\b|\bresolved\b|\bno\s+longer\s+have\b|\bused\s+to\s+have\b|\bas\s+a\s+(?:child|kid)\b"
     r"|\bin\s+remission\b|\brecovered\b"
 )
+# No drug taken for it: "I don't take anything for the gout", "ничего не принимаю от давления", "糖尿病没吃药"
+_NOT_TAKEN_FOR = rx(
+    r"\b(?:don'?t|do\s+not|not|never|no\s+longer)\s+(?:\w+\s+){0,2}?(?:take|taking|on|use|using|treat\w*)\b"
+    r"|\bnothing\s+for\b|\bничего\s+не\s+(?:принимаю|пью)|\bне\s+(?:принимаю|пью|лечу)\w*"
+)
 _STILL_HAVE = rx(
     r"\bstill\s+(?:have|has|got|get)\b|\bдо\s+сих\s+пор\b|\bи\s+сейчас\b|\bвс[её]\s+ещ[её]\b|还有|现在还"
 )
@@ -820,7 +825,9 @@ def _personal(
         return None
     chronic = bool(term.entry.extra.get("chronic"))
     section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES
-    if negated(s, term.start, term.end, window=5) or denied_after(s, term):
+    if indication and _NOT_TAKEN_FOR.search(s.low, start, term.start):
+        status = FactStatus.PRESENT  # "I don't take anything for the gout": untreated, not denied
+    elif negated(s, term.start, term.end, window=5) or denied_after(s, term):
         status = FactStatus.ABSENT
     elif (
         _RESOLVED.search(s.low[start:end]) or (not chronic and _PAST_ILLNESS.search(s.low[start:end]))
