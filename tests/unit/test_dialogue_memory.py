@@ -3094,3 +3094,26 @@ def test_no_drug_taken_for_a_disease_does_not_deny_the_disease(talk, turns):
     nothing for it" stored "does NOT have gout" (the dangerous direction)."""
     talk.say(*turns)
     assert talk.fact(Section.CHRONIC_CONDITIONS, "gout").status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    ("second", "added"),
+    [
+        ("и ещё добавил эналаприл 5 мг, давление стало высокое", "enalapril"),
+        ("и ещё добавил зофеноприл 7,5 мг", None),
+    ],
+)
+def test_a_drug_added_keeps_its_dose_and_never_gives_it_to_the_drug_before(talk, second, added):
+    """Found talking to the local stack: "врач поднял метформин до 1000" / "и ещё добавил эналаприл 5
+    мг" stored metformin 5 mg (the dangerous direction): "добавил" was no drug cue, and the dose of a
+    message after a drug went to that drug even when the message named another one."""
+    talk.say((U, "метформин 500 два раза в день"))
+    talk.say((U, "врач поднял метформин до 1000"), (U, second), session="s2")
+    assert talk.fact(Section.MEDICATIONS, "metformin").attributes["dose_value"] == 1000
+    if added:
+        assert talk.fact(Section.MEDICATIONS, added).attributes["dose_value"] == 5
+
+
+def test_a_dose_alone_after_a_drug_is_still_its_dose(talk):
+    talk.say((A, "What do you take?"), (U, "just levothyroxin"), (U, "75mcg every morning"))
+    assert talk.fact(Section.MEDICATIONS, "levothyroxine").attributes["dose_value"] == 75

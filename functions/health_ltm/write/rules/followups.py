@@ -14,7 +14,7 @@ import re
 
 from ...domain.models import Assertion, EvidenceKind
 from ...domain.sections import FactStatus, Section
-from ...domain.text import CJK
+from ...domain.text import CJK, fold_in_place
 from ..dialogue import AnswerShape, answer_shape, last_question
 from ..normalize import find_terms, normalize_name
 from .chinese import about_the_user, zh_dose
@@ -515,12 +515,26 @@ def _dose_said(answer: str, bare: bool) -> dict | None:
     return attributes
 
 
+# What may come before a dose said alone: "75mcg every morning", "and 20 mg", "just 10 mg", "по 5 мг"
+_DOSE_LEAD = rx(
+    r"\W*(?:(?:and|also|just|only|take|taking|i\s+take|it'?s|its|about|around|like|the|dose|is|at|on|now"
+    r"|и|ещё|еще|по|пью|принимаю|это|доза|примерно|около|теперь|сейчас|утром|вечером|every|each|daily)\W+)*"
+)
+
+
 def dose_after_the_drug(answer: str, said: list[Draft], drug: Assertion | None) -> list[Draft]:
     """A dose with its unit said in the message after the one that named a single ``drug``, and
     naming none itself ("just levothyroxin" / "75mcg every morning", "就优甲乐" / "每天早上空腹一片
     50微克的"): that drug's dose, by its name (the drug in focus may be an allergen said since)."""
     if drug is None or not drug.name or any(d.section is Section.MEDICATIONS for d in said):
         return []
+    digit = re.search(r"\d", answer)
+    if (
+        digit is not None
+        and not CJK.search(answer)
+        and not _DOSE_LEAD.fullmatch(fold_in_place(answer[: digit.start()]))
+    ):
+        return []  # "и ещё добавил эналаприл 5 мг": another drug's dose, one the table does not know
     attributes = _dose_said(answer, bare=False)
     if not attributes or "dose_value" not in attributes or "dose_unit" not in attributes:
         return []

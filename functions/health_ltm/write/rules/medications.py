@@ -82,6 +82,9 @@ _CUES = [
     ),
     *_patterns(
         _ACTIVE,
+        # "врач добавил эналаприл 5 мг", "doc added jardiance 10mg": added to what the user takes
+        r"\b(?:добавила?|добавили|подключила?|подключили)\b",
+        r"\badded\b",
         r"\b(?:пью|принимаю|колю|использую|пользуюсь|капаю|закапываю|пшикаю|ингалирую|мажу)\b|\bсижу\s+на\b"
         # "я на эналаприле 10 мг": the Russian "I'm on X", the drug in the prepositional case ("я на
         # аспирин не реагирую", "я на пенициллин аллергик" are not; "я на диете" names no drug)
