@@ -3117,3 +3117,10 @@ def test_a_drug_added_keeps_its_dose_and_never_gives_it_to_the_drug_before(talk,
 def test_a_dose_alone_after_a_drug_is_still_its_dose(talk):
     talk.say((A, "What do you take?"), (U, "just levothyroxin"), (U, "75mcg every morning"))
     assert talk.fact(Section.MEDICATIONS, "levothyroxine").attributes["dose_value"] == 75
+
+
+def test_me_too_typed_after_a_space_in_chinese_is_the_users(talk):
+    """ "我妈有高血压 我也有 在吃氨氯地平": the space-parted "我也有" was read with the whole sentence."""
+    talk.say((U, "我妈有高血压 我也有 在吃氨氯地平 5毫克"))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"hypertension"}
+    assert talk.keys(Section.FAMILY_HISTORY) == {"mother:hypertension"}

@@ -511,6 +511,7 @@ _SELF_TOO = rx(
     r"|\bу\s+меня\b|\bя\b)"
 )
 _SELF_TOO_ZH = re.compile(r"我也(?:有|是|得了|查出)")
+_ZH_PART = re.compile(r"[^\s，,。；;]*")
 _SELF_TOO_WORDS = word_set(
     "i i've ive i'm im me my myself have had got get it too also as well since for years year ago the same "
     "one a kid so do и у меня я он она оно тоже также так же уже лет с детства давно болею болела болел есть "
@@ -547,6 +548,10 @@ def _self_too(text: str, said: list[Draft], out: list[Assertion]) -> list[tuple[
         found += [(m.start(), sentence.clause(m.start())) for m in _SELF_TOO_ZH.finditer(sentence.low)]
         for at, (start, end) in found:
             rest = sentence.low[start:end]
+            if _SELF_TOO_ZH.match(sentence.low, at):  # "我妈有高血压 我也有 在吃…": up to the next space
+                piece = _ZH_PART.match(sentence.low, at)
+                start, end = at, piece.end() if piece else end
+                rest = sentence.low[start:end]
             if (
                 NEGATION.search(rest)
                 or RELATIVE.search(rest)
