@@ -3124,3 +3124,26 @@ def test_me_too_typed_after_a_space_in_chinese_is_the_users(talk):
     talk.say((U, "我妈有高血压 我也有 在吃氨氯地平 5毫克"))
     assert talk.keys(Section.CHRONIC_CONDITIONS) == {"hypertension"}
     assert talk.keys(Section.FAMILY_HISTORY) == {"mother:hypertension"}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Do you have any known allergies to medications?", "None whatsoever."),
+        ("Have you had any adverse reactions to medications you've taken in the past?", "No, thankfully."),
+        ("Аллергия есть?", "нет, слава богу"),
+    ],
+)
+def test_what_a_no_is_said_with_is_no_allergen(talk, question, answer):
+    """MTS-Dialog 447, 879: "None whatsoever." and "No, thankfully." stored allergies to
+    "whatsoever" and "thankfully" (the dangerous direction: a section with nothing in it shown as
+    holding an allergy)."""
+    talk.say((A, question), (U, answer))
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT and not talk.keys(
+        Section.ALLERGIES
+    )
+
+
+def test_an_unknown_allergen_after_no_just_is_kept(talk):
+    talk.say((A, "Any allergies?"), (U, "nope, just sulfamethoxazole"))
+    assert talk.keys(Section.ALLERGIES) == {"sulfamethoxazole"}

@@ -264,7 +264,10 @@ _NOT_A_NAME = word_set(
     "толку толк толка смысла пользы эффекта результата "
     # when it is taken ("витамин д 2000 ме, зимой"): no drug's name
     "зимой летом весной осенью зима лето winter summer spring autumn fall иногда изредка редко часто "
-    "выходным выходные праздникам"
+    "выходным выходные праздникам "
+    # what a no is said with ("None whatsoever.", "No, thankfully.", "нет, слава богу"): no name
+    "whatsoever thankfully luckily fortunately hopefully honestly seriously definitely absolutely certainly "
+    "sir maam ma'am doc doctor god слава богу счастью абсолютно совершенно доктор"
 )
 _ALCOHOL_HOW = [
     (rx(r"weekend|по\s+выходным|周末"), "weekends"),
