@@ -3147,3 +3147,11 @@ def test_what_a_no_is_said_with_is_no_allergen(talk, question, answer):
 def test_an_unknown_allergen_after_no_just_is_kept(talk):
     talk.say((A, "Any allergies?"), (U, "nope, just sulfamethoxazole"))
     assert talk.keys(Section.ALLERGIES) == {"sulfamethoxazole"}
+
+
+def test_a_lower_case_word_after_a_no_names_nothing_unless_an_exception_leads_it(talk):
+    """Any filler after a no ("no, grazie") had been a name; only "just"/"only"/"except" lead one."""
+    talk.say((A, "Any allergies?"), (U, "no, grazie"))
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT and not talk.keys(
+        Section.ALLERGIES
+    )

@@ -1757,7 +1757,7 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool, ctx: Cont
         # "Как переносите эналаприл?" / "плохо, ...": an answer about the drug asked is no list of
         # names; only a capitalised name there may be a drug the table does not know
         listing = not (subject.terms and section is Section.MEDICATIONS)
-        found += _unknown_names(text, offset, found, section, listing=listing)
+        found += _unknown_names(text, offset, found, section, listing=listing, after_no=negative)
     drafts: list[Draft] = []
     seen: set[str] = set()
     previous_stopped: bool | None = None
@@ -1952,10 +1952,22 @@ def _said_in(key: str, value: str, text: str) -> bool:
     return bool(text.strip())
 
 
+_EXCEPTION_BEFORE = rx(
+    r"\b(?:just|only|except|but|apart\s+from|other\s+than|besides|только|кроме|разве\s+что|лишь|но)\b|除了|就|只"
+)
+
+
 def _unknown_names(
-    text: str, offset: int, known: list[tuple[int, int, Term | None]], section: Section, listing: bool = True
+    text: str,
+    offset: int,
+    known: list[tuple[int, int, Term | None]],
+    section: Section,
+    listing: bool = True,
+    after_no: bool = False,
 ) -> list[tuple[int, int, Term | None]]:
-    """List items the table does not know but that look like a drug/allergen name."""
+    """List items the table does not know but that look like a drug/allergen name. ``after_no``: the
+    answer opened with a no; a lower-case word then names something only after "just", "only",
+    "except" ("nope, just sulfamethoxazole"), not as the no's company ("No, thankfully.")."""
     out: list[tuple[int, int, Term | None]] = []
     low = fold_in_place(text)
     cursor = offset
@@ -1994,6 +2006,8 @@ def _unknown_names(
             continue  # "бросила его, голова болела": the item is a symptom, not a drug's name
         # "магний", "fish oil": a short list answer; a lower-case word inside a sentence is no name
         short_item = listing and len(low[a:b].split()) <= 2 and len(low.split()) <= 8
+        if after_no and not _EXCEPTION_BEFORE.search(low, offset, word_start):
+            short_item = False
         capitalised = text[word_start].isupper()
         if capitalised or short_item or re.search(r"\d", low[word_end : word_end + 8]):
             out.append((word_start, word_end, None))
