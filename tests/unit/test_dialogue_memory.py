@@ -3155,3 +3155,19 @@ def test_a_lower_case_word_after_a_no_names_nothing_unless_an_exception_leads_it
     assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT and not talk.keys(
         Section.ALLERGIES
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Do you take anything for blood pressure?", "no, nothing"),
+        ("You don't take anything for blood pressure, right?", "right, nothing"),
+    ],
+)
+def test_no_drug_for_a_condition_denies_neither_the_condition_nor_every_drug(talk, question, answer):
+    """Found talking to the local stack: "Do you take anything for blood pressure?" / "no, nothing"
+    stored "does NOT have hypertension" and no medications at all (the dangerous direction)."""
+    talk.say((U, "I take metformin 500 twice a day"))
+    talk.say((A, question), (U, answer), session="s2")
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)
+    assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT

@@ -598,7 +598,7 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
 
 
 _DRUGS_FOR_A_CONDITION = rx(
-    r"\b(?:take|taking|on|using|use|prescribed|given)\b[^?.]{0,30}\bfor\s+(?:your|the|that|this|it)\b"
+    r"\b(?:take|taking|on|using|use|prescribed|given)\b[^?.]{0,30}\bfor\s+(?:your\b|the\b|that\b|this\b|it\b|\w)"
     r"|\b(?:принимаете|пь[её]те|принимали|назначили|выписали)\b[^?.]{0,30}\b(?:от|для)\s+(?:давлени|сахар|щитовид"
     r"|диабет|астм|холестерин|сердц|него|нее|неё|этого)"
     r"|(?:吃|用|服)(?:什么|啥|过)?(?:药)?(?:来)?(?:治|控制|降)"
