@@ -3171,3 +3171,14 @@ def test_no_drug_for_a_condition_denies_neither_the_condition_nor_every_drug(tal
     talk.say((A, question), (U, answer), session="s2")
     assert not talk.keys(Section.CHRONIC_CONDITIONS)
     assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT
+
+
+def test_a_no_to_allergies_then_a_drug_taken_is_both(talk):
+    """Found talking to the local stack: "Any allergies or medications?" / "None whatsoever on
+    allergies. I take metformin 500 twice a day" left allergies unknown."""
+    talk.say(
+        (A, "Hi! Any allergies or medications?"),
+        (U, "None whatsoever on allergies. I take metformin 500 twice a day"),
+    )
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+    assert talk.keys(Section.MEDICATIONS) == {"metformin"}

@@ -716,7 +716,12 @@ def _part_names(subject: Subject, low: str, text: str) -> bool:
         return True
     if subject.section is Section.FAMILY_HISTORY:
         return bool(_KIN_WORDS.search(low) or RELATIVE.search(low) or zh_relative(text))
+    if subject.section is Section.MEDICATIONS and _TAKES.search(low) and find_terms(("drug",), text):
+        return not _says_allergic(low)  # "None on allergies. I take metformin 500": the drug taken
     return False  # a name alone does not say which ("no. just aspirin": an allergy or a drug?)
+
+
+_TAKES = rx(r"\b(?:i\s+take|i'?m\s+on|taking|i\s+use|пью|принимаю|сижу\s+на)\b|在吃|吃着")
 
 
 def _read_answer(
