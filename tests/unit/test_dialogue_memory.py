@@ -3182,3 +3182,12 @@ def test_a_no_to_allergies_then_a_drug_taken_is_both(talk):
     )
     assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
     assert talk.keys(Section.MEDICATIONS) == {"metformin"}
+
+
+@pytest.mark.parametrize("later", ["а конкор снизил до 2,5", "конкор мне снизили до 2,5"])
+def test_a_dose_changed_with_the_drug_said_first_is_the_new_dose(talk, later):
+    """Found talking to the local stack: "кардиолог добавил аторвастатин 20" / "а конкор снизил до
+    2,5" kept bisoprolol at 5 (the change verb wanted the drug after it)."""
+    talk.say((U, "пью конкор 5 мг"))
+    talk.say((U, later), session="s2")
+    assert talk.fact(Section.MEDICATIONS, "bisoprolol").attributes["dose_value"] == 2.5

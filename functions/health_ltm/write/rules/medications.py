@@ -127,6 +127,8 @@ _CUES = [
         rf"\b(?:bumped|{_CHANGE_EN})\s+(?:my\s+|the\s+|his\s+|her\s+)?(?:[\w-]+\s+){{1,2}}?(?:up|down|back)?"
         r"\s*(?=(?:from\s+\d[\d.,]*\s*(?:[^\W\d]+\s+)?)?(?:to\s+)?\d)",
         rf"\b{_CHANGE_RU}\s+(?:мне\s+)?(?:[\w-]+\s+){{1,2}}?(?=(?:со?\s+\d[\d.,]*\s*(?:[^\W\d]+\s+)?)?до\s+\d)",
+        # the drug said first: "а конкор снизил до 2,5", "the lisinopril they upped to 20"
+        rf"\b{_CHANGE_RU}\s+(?:мне\s+)?(?=(?:со?\s+\d[\d.,]*\s*(?:[^\W\d]+\s+)?)?до\s+\d)",
     ),
 ]
 # Cues that only tell the status of a drug the table knows (never a new name after them): a patch
