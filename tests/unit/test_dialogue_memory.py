@@ -3191,3 +3191,10 @@ def test_a_dose_changed_with_the_drug_said_first_is_the_new_dose(talk, later):
     talk.say((U, "пью конкор 5 мг"))
     talk.say((U, later), session="s2")
     assert talk.fact(Section.MEDICATIONS, "bisoprolol").attributes["dose_value"] == 2.5
+
+
+def test_what_a_drug_does_told_as_an_allergy_is_no_current_symptom(talk):
+    """Found probing: "Any allergies?" / "codeine makes me throw up, not sure if that counts" stored
+    vomiting as a symptom the user has now."""
+    talk.say((A, "Any allergies?"), (U, "codeine makes me throw up, not sure if that counts"))
+    assert not talk.keys(Section.SYMPTOMS)

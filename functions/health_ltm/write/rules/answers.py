@@ -1732,6 +1732,7 @@ _REACTION_WORDS = rx(
     # how a reaction feels ("my throat gets all itchy and tight", "губы опухают, першит"): never an allergen
     r"|\btight|\btingl|scratchy|wheez|\bpuff|\bsneez|runny|\bflush|\bblister|vomit|nause|diarrh|\bcramp"
     r"|опух|чеш|перш|сдавлив|сжима|задыха|чиха|насморк|слезя|покрасне|тошн|рвот|понос"
+    r"|\bthrow\w*\s+up|\bthrew\s+up|\bpuk|\bsick\s+to\s+my\s+stomach|\bрв[её]т|吐|恶心|拉肚子"
 )
 
 
