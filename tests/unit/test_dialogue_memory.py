@@ -3198,3 +3198,15 @@ def test_what_a_drug_does_told_as_an_allergy_is_no_current_symptom(talk):
     vomiting as a symptom the user has now."""
     talk.say((A, "Any allergies?"), (U, "codeine makes me throw up, not sure if that counts"))
     assert not talk.keys(Section.SYMPTOMS)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "condition"),
+    [
+        ("Do you take anything for diabetes?", "yes, metformin 500", "diabetes"),
+        ("Вы что-нибудь принимаете от давления?", "да, лозартан", "hypertension"),
+    ],
+)
+def test_a_drug_named_for_the_condition_asked_about_says_the_user_has_it(talk, question, answer, condition):
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.CHRONIC_CONDITIONS, condition).status is FactStatus.PRESENT

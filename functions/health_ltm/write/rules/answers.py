@@ -434,6 +434,31 @@ _NEGATED_QUESTION = rx(
     r"|^\W*no\s+(?:\w+\s+){0,3}?(?:history|allerg\w*|medications?|meds|surger\w*|problems|conditions)\b"
     r"|^\W*(?:аллергии|лекарств|операций|хронических\s+заболеваний)\s+нет\b"
 )
+
+
+_TAKEN_FOR = rx(r"\b(?:take|taking|on|using|use)\b[^?.]{0,30}?\bfor\s+")
+
+
+def _drugs_for_a_named_condition(asked: str, low: str) -> bool:
+    """ "Do you take anything for blood pressure?": a drug asked for the condition named right after "for"."""
+    lead = _TAKEN_FOR.search(low)
+    return lead is not None and any(t.start == lead.end() for t in find_terms(("condition",), asked))
+
+
+def _treated_premise(question: Question, answer: str) -> list[Draft]:
+    """ "Do you take anything for diabetes?" / "yes, metformin": a drug named for the condition
+    the question takes for granted says the user has it (a "no" says nothing about it)."""
+    low = fold_in_place(question.text)
+    lead = _DRUGS_FOR_A_CONDITION.search(low) or _TAKEN_FOR.search(low)
+    if lead is None:
+        return []
+    terms = tuple(t for t in find_terms(("condition",), question.text) if t.start >= lead.start())
+    if not terms:
+        return []
+    subject = Subject(Section.CHRONIC_CONDITIONS, terms=terms, whole_section=False)
+    return _terms_with_status(subject, answer, negative=False, question_text=question.text)
+
+
 # What the user takes for an allergy: "What are you taking for allergies?", "Что принимаете от
 # аллергии?", "过敏的时候吃什么药？"
 _REMEDY_FOR_ALLERGY = rx(
@@ -580,7 +605,7 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         question.subjects = [s for s in question.subjects if s.slot != _IN_FOCUS]  # not "do you take it?"
         question.subjects.append(Subject(Section.CHRONIC_CONDITIONS, _INDICATION, whole_section=False))
         question.partial = True
-    elif _DRUGS_FOR_A_CONDITION.search(low) and any(
+    elif (_DRUGS_FOR_A_CONDITION.search(low) or _drugs_for_a_named_condition(asked, low)) and any(
         s.section is Section.MEDICATIONS for s in question.subjects
     ):
         # "Вы что-нибудь принимаете от давления?" / "нет пока": no drug for it yet; the condition is
@@ -598,7 +623,7 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
 
 
 _DRUGS_FOR_A_CONDITION = rx(
-    r"\b(?:take|taking|on|using|use|prescribed|given)\b[^?.]{0,30}\bfor\s+(?:your\b|the\b|that\b|this\b|it\b|\w)"
+    r"\b(?:take|taking|on|using|use|prescribed|given)\b[^?.]{0,30}\bfor\s+(?:your|the|that|this|it)\b"
     r"|\b(?:принимаете|пь[её]те|принимали|назначили|выписали)\b[^?.]{0,30}\b(?:от|для)\s+(?:давлени|сахар|щитовид"
     r"|диабет|астм|холестерин|сердц|него|нее|неё|этого)"
     r"|(?:吃|用|服)(?:什么|啥|过)?(?:药)?(?:来)?(?:治|控制|降)"
@@ -804,6 +829,8 @@ def _read_answer(
     elif shape is AnswerShape.YES:
         drafts = _gone(question, answer, affirmed=True) or _affirmed(question, answer, ctx)
     drafts += _unsure_about_one(question, answer, {d.section for d in drafts})
+    if shape is not AnswerShape.NO and any(d.section is Section.MEDICATIONS for d in drafts):
+        drafts += _treated_premise(question, answer)
     kind = (
         EvidenceKind.CONFIRMED_RESTATEMENT
         if question.restatement and shape is AnswerShape.YES
