@@ -3210,3 +3210,10 @@ def test_what_a_drug_does_told_as_an_allergy_is_no_current_symptom(talk):
 def test_a_drug_named_for_the_condition_asked_about_says_the_user_has_it(talk, question, answer, condition):
     talk.say((A, question), (U, answer))
     assert talk.fact(Section.CHRONIC_CONDITIONS, condition).status is FactStatus.PRESENT
+
+
+def test_okay_opening_a_clinicians_summary_is_no_is_it_ok_question(talk):
+    """ "Okay, so chronic knee pain." / "Yes.": the opening "Okay" had been read as "is it ok?", and
+    a yes to that affirms nothing (decision log 49 said it was mended; it was not)."""
+    talk.say((A, "Okay, so chronic knee pain."), (U, "Yes."))
+    assert talk.keys(Section.SYMPTOMS) == {"knee_pain"}

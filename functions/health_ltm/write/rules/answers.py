@@ -784,16 +784,13 @@ def _read_answer(
         rest = answer[offset:]
     if shape is AnswerShape.NO and _HEALTHY_ONLY.fullmatch(fold_in_place(rest)):
         offset, rest = len(answer), ""  # "nah, healthy as a horse": nothing named after the no
-    if (
-        shape in (AnswerShape.YES, AnswerShape.NO)
-        and not _names_something(_NORMAL_WORDS.sub(" ", rest))
-        and _ASKS_NORMAL.search(fold_in_place(question.text))
-    ):
-        # "Давление у вас в норме?" / "да, норм": a yes is no hypertension, and a bare no says neither
-        # high nor low
-        return verdicts
-    if shape is AnswerShape.YES and asks_if_normal(question.text):
-        shape = AnswerShape.CONTENT  # "да, норм. это муж у меня гипертоник": only what the rest names
+    if shape in (AnswerShape.YES, AnswerShape.NO) and asks_if_normal(question.text):
+        if not _names_something(_NORMAL_WORDS.sub(" ", rest)):
+            # "Давление у вас в норме?" / "да, норм": a yes is no hypertension, and a bare no says
+            # neither high nor low
+            return verdicts
+        if shape is AnswerShape.YES:
+            shape = AnswerShape.CONTENT  # "да, норм. это муж у меня гипертоник": only what the rest names
     drafts: list[Draft] = []
     if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
         drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
@@ -1725,7 +1722,11 @@ def _says_allergic(low: str) -> bool:
 
 # A question whether something is normal ("Давление у вас в норме?", "Is your blood pressure
 # normal?", "血压正常吗？")
-_ASKS_NORMAL = rx(r"\bв\s+норме\b|\bнормальн\w*|\bnormal\b|\bok(?:ay)?\b|\bfine\b|正常")
+_ASKS_NORMAL = rx(
+    r"\bв\s+норме\b|\bнормальн\w*|\bnormal\b|正常"
+    # "is your blood pressure ok?", not "Okay, so chronic knee pain."
+    r"|\b(?:is|are|was|were|been|feel|feeling|looks?|seems?)\s+(?:\w+\s+)?(?:ok(?:ay)?|fine|alright)\b"
+)
 _NORMAL_WORDS = rx(
     r"\bнорм\w*|\bв\s+норме\b|\bnormal\b|\bok(?:ay)?\b|\bfine\b|\bхорош\w*|\bgood\b|正常|挺好|还行"
 )
