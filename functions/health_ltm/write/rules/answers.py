@@ -32,6 +32,7 @@ from .chinese import _med_details as zh_med_details
 from .chinese import _reaction as zh_reaction
 from .chinese import _who as zh_who
 from .conditions import (
+    STILL_HAVE,
     chronic_form,
     denied_in_answer,
     family_relative,
@@ -696,11 +697,6 @@ def extract(
 _ANSWER_PART = re.compile(
     r"[^.!?;。！？；，\s](?:[^.!?;。！？；，\s]|\s(?![\u4e00-\u9fff]))*[.!?;。！？；，]*"
 )
-# A habit's verb alone says which habit a part answers ("不抽", "пью по праздникам", "don't drink")
-_HABIT_VERB = {
-    "smoking": rx(r"抽|\bкурю\b|\bкурил\w*|\bsmoke\b"),
-    "alcohol": rx(r"喝|\bпью\b|\bвыпиваю\b|\bdrink\b"),
-}
 
 
 def _answered_apart(question: Question, answer: str) -> list[tuple[Question, str, int]]:
@@ -737,7 +733,7 @@ def _part_names(subject: Subject, low: str, text: str) -> bool:
     topic = _TOPIC_OF.get((subject.section, subject.slot))
     if topic is not None and topic.search(low):
         return True
-    if subject.slot in _HABIT_VERB and _HABIT_VERB[subject.slot].search(low):
+    if subject.slot in _HABIT_WORDS and _HABIT_WORDS[subject.slot].search(low):  # "不抽", "酒一周一两次"
         return True
     if subject.section is Section.FAMILY_HISTORY:
         return bool(_KIN_WORDS.search(low) or RELATIVE.search(low) or zh_relative(text))
@@ -1766,8 +1762,7 @@ _REACTION_WORDS = rx(
 
 # A childhood disease said to be over ("i think i outgrew it", "в детстве была, переросла", "小时候有")
 _OUTGROWN = rx(
-    r"\boutgr[eo]w\w*|\bgrew\s+out\s+of\b|\bas\s+a\s+(?:kid|child)\b(?!.{0,20}\bstill\b)"
-    r"|\bперерос\w*|\bв\s+детстве\b(?!.{0,20}\b(?:до\s+сих\s+пор|и\s+сейчас|всё\s+ещё)\b)|小时候"
+    r"\boutgr[eo]w\w*|\bgrew\s+out\s+of\b|\bas\s+a\s+(?:kid|child)\b|\bперерос\w*|\bв\s+детстве\b|小时候"
 )
 
 
@@ -1868,7 +1863,12 @@ def _named(subject: Subject, answer: str, offset: int, negative: bool, ctx: Cont
         elif target is Section.FAMILY_HISTORY:
             relative = _relative_of(text, low, a)
             attributes["relative"] = (relative or subject.relative or Relative.OTHER).value
-        elif target is Section.CHRONIC_CONDITIONS and not denied and _OUTGROWN.search(low, offset):
+        elif (
+            target is Section.CHRONIC_CONDITIONS
+            and not denied
+            and _OUTGROWN.search(low, offset)
+            and not STILL_HAVE.search(low, offset)
+        ):
             # "no. well maybe mild asthma as a kid? i think i outgrew it": over, not a disease now
             status = FactStatus.RESOLVED
         elif target in (Section.SURGERIES, Section.INJURIES) and not denied:

@@ -78,7 +78,7 @@ _NOT_TAKEN_FOR = rx(
     r"\b(?:don'?t|do\s+not|not|never|no\s+longer)\s+(?:\w+\s+){0,2}?(?:take|taking|on|use|using|treat\w*)\b"
     r"|\bnothing\s+for\b|\bничего\s+не\s+(?:принимаю|пью)|\bне\s+(?:принимаю|пью|лечу)\w*"
 )
-_STILL_HAVE = rx(
+STILL_HAVE = rx(
     r"\bstill\s+(?:have|has|got|get)\b|\bдо\s+сих\s+пор\b|\bи\s+сейчас\b|\bвс[её]\s+ещ[её]\b|还有|现在还"
 )
 _PAST_ILLNESS = rx(r"\bболел[аи]?\b|\bhad\b|\bwas\s+(?:sick|ill)\s+with\b|\bбыл[аио]?\b")
@@ -832,7 +832,7 @@ def _personal(
     elif (
         _RESOLVED.search(s.low[start:end]) or (not chronic and _PAST_ILLNESS.search(s.low[start:end]))
     ) and not (
-        _STILL_HAVE.search(s.low, term.end)  # "asthma as a kid, still have it"
+        STILL_HAVE.search(s.low, term.end)  # "asthma as a kid, still have it"
     ):
         status = FactStatus.RESOLVED
     else:
