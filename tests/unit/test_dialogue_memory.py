@@ -3217,3 +3217,10 @@ def test_okay_opening_a_clinicians_summary_is_no_is_it_ok_question(talk):
     a yes to that affirms nothing (decision log 49 said it was mended; it was not)."""
     talk.say((A, "Okay, so chronic knee pain."), (U, "Yes."))
     assert talk.keys(Section.SYMPTOMS) == {"knee_pain"}
+
+
+@pytest.mark.parametrize("said", ["oh and my weight is 82 kg, sorry I mean 78", "вешу 82, ой, точнее 78"])
+def test_a_weight_put_right_in_its_own_sentence_is_the_right_one(talk, said):
+    """Found talking to the local stack: "my weight is 82 kg, sorry I mean 78" kept 82."""
+    talk.say((U, said))
+    assert talk.fact(Section.DEMOGRAPHICS, "weight_kg").attributes["weight_kg"] == 78

@@ -247,7 +247,17 @@ def _weight(s: Sentence) -> Draft | None:
     value = float(m.group("v").replace(",", "."))
     if (m.group("u") or "").startswith(("lb", "pound")):
         value = round(value * 0.4536, 1)
+    meant = _MEANT_NUMBER.search(s.low, m.end())
+    if meant is not None:  # "my weight is 82 kg, sorry I mean 78": the value put right
+        value = float(meant.group("v").replace(",", "."))
     return _draft(s, m, "v", "weight_kg", {"weight_kg": value}) if 20 <= value <= 350 else None
+
+
+# A number put right after the one said: "sorry I mean 78", "ой, точнее 78", "不对 是78"
+_MEANT_NUMBER = rx(
+    r"(?:\bsorry,?\s+i\s+mean[t]?|\bi\s+mean[t]?|\bactually|\bточнее|\bвернее|\bой,?\s+нет|不对|说错了|我是说)"
+    r"[\s,:—–-]*(?:是)?(?P<v>\d{2,3}(?:[.,]\d)?)(?!\d)"
+)
 
 
 # One who writes all in lower case names the city so too ("moved down to tampa, sun every day"): a
