@@ -3224,3 +3224,39 @@ def test_a_weight_put_right_in_its_own_sentence_is_the_right_one(talk, said):
     """Found talking to the local stack: "my weight is 82 kg, sorry I mean 78" kept 82."""
     talk.say((U, said))
     assert talk.fact(Section.DEMOGRAPHICS, "weight_kg").attributes["weight_kg"] == 78
+
+
+@pytest.mark.parametrize(
+    ("said", "condition"),
+    [
+        ("type 2 diabetic here, what should i eat for breakfast?", "type_2_diabetes"),
+        ("Hi, type 1 diabetic for 20 years, on insulin. Is it ok to fast?", "type_1_diabetes"),
+        ("hypothyroid, on levothyroxine 50. can i drink coffee?", "hypothyroidism"),
+        ("гипертоник со стажем, можно ли мне в баню?", "hypertension"),
+        ("диабет второго типа, что можно есть на завтрак?", "type_2_diabetes"),
+        ("二型糖尿病，早餐吃什么好？", "type_2_diabetes"),
+        ("医生你好，哮喘，能打流感疫苗吗", "asthma"),
+    ],
+)
+def test_a_message_that_opens_with_the_users_condition_before_asking_keeps_it(talk, said, condition):
+    """Found probing: "type 2 diabetic here, what should I eat?" and "二型糖尿病，早餐吃什么好？"
+    stored nothing: the user says who they are before asking, with no "I have"."""
+    talk.say((U, said))
+    assert talk.fact(Section.CHRONIC_CONDITIONS, condition).status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "диабет 2 типа — это наследственное?",
+        "asthma, is it contagious?",
+        "diabetes type 2",
+        "糖尿病，会遗传吗",
+        "乙肝，传染吗",
+        "covid, flu, rsv - which vaccines should i get",
+    ],
+)
+def test_a_question_about_a_disease_or_its_bare_name_introduces_no_one(talk, said):
+    talk.say((U, said))
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)
+    assert not talk.keys(Section.REPORTED_DIAGNOSES)

@@ -1318,6 +1318,22 @@ def _section_level(s: Sentence, unsure, absent, section: Section, attributes: di
     return []
 
 
+# A message that opens with the user's own chronic condition before asking ("二型糖尿病，早餐吃什么
+# 好？", "医生你好，哮喘，能打流感疫苗吗"): who they are, said first. Not a question about the disease
+# itself ("糖尿病，会遗传吗", "乙肝，传染吗") and not a bare name with nothing after it.
+_C_GREETING = re.compile(r"(?:[\s，,。!！]*(?:你好|您好|医生|大夫|在吗|请问|hi|hello))*[\s，,。!！]*")
+_C_ABOUT_THE_DISEASE = re.compile(r"是什么|什么病|遗传|传染|区别|能治好|能根治|严重吗|危险吗")
+
+
+def _c_introduces_self(s: Sentence, term: Term) -> bool:
+    c_end = s.clause(term.start)[1]
+    if not term.entry.extra.get("chronic") or not _C_GREETING.fullmatch(s.low, 0, term.start):
+        return False
+    if s.low[term.end : c_end].strip(_PUNCT) or not s.low[c_end:].strip(_PUNCT):
+        return False
+    return not _C_ABOUT_THE_DISEASE.search(s.low, term.end)
+
+
 def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) -> list[Draft]:
     a, b = term.start, term.end
     c_start, c_end = s.clause(a)
@@ -1354,7 +1370,8 @@ def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) 
             return out
     elif who.kind == "other":
         return []
-    if not _C_CUE.search(s.low) and not _HIGH_LEVEL.fullmatch(s.low, a, b) and not result:
+    said = _C_CUE.search(s.low) or _HIGH_LEVEL.fullmatch(s.low, a, b) or result
+    if not (said or _c_introduces_self(s, term)):
         return out
     chronic = bool(term.entry.extra.get("chronic"))
     section = Section.CHRONIC_CONDITIONS if chronic else Section.REPORTED_DIAGNOSES

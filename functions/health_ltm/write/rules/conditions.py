@@ -802,6 +802,40 @@ def _after_results(s: Sentence, term, ctx: Context) -> bool:
 _ITS = rx(r"[\s,:—–-]*(?:это|это\s+был[аио]?|it\s+is|they\s+said|сказали)[\s,:—–-]+")
 
 
+# A message that opens with the user's own chronic condition, said as who they are before asking:
+# "type 2 diabetic here", "гипертоник со стажем, можно ли мне в баню?", "hypothyroid, on
+# levothyroxine 50. can i drink coffee?", "asthmatic since childhood". A question about the
+# disease itself ("диабет 2 типа — это наследственное?", "asthma, is it contagious?") introduces
+# no one, and a bare name with nothing after it says nothing either.
+_DESCRIPTOR_LEAD = rx(
+    r"\W*(?:(?:hi|hey|hello|hiya|ok|okay|so|well|здравствуйте|привет|добрый\s+(?:день|вечер)|ну|так)\W+)*"
+)
+_DESCRIPTOR_TRAIL = rx(
+    r"(?P<said>\s+(?:here|тут|здесь)\b|\s+(?:since|for|со|с|уже|already|х?\s*\d)\b.*)?[\s.!…]*"
+)
+_ABOUT_THE_DISEASE = rx(
+    r"что\s+это|что\s+такое|лечится|излечим|заразн|наследу|наследствен|переда[её]тся|опасн\w*\s+ли|чем\s+отлича"
+    r"|what\s+(?:is|are|causes)\b|\bis\s+it\s+(?:contagious|hereditary|genetic|curable|serious|dangerous|common)"
+    r"|how\s+do\s+(?:you|people)\s+get|contagious|hereditary|difference|\bvs\.?\b"
+)
+
+
+def _introduces_self(s: Sentence, term, ctx: Context) -> bool:
+    end = s.clause(term.start)[1]
+    if not term.entry.extra.get("chronic") or ctx.relative_in_focus or ctx.others_before:
+        return False
+    if CJK.search(s.text):
+        return False  # chinese.py reads its own (_c_introduces_self)
+    if not _DESCRIPTOR_LEAD.fullmatch(s.low, 0, term.start):
+        return False
+    trail = _DESCRIPTOR_TRAIL.fullmatch(s.low, term.end, end)
+    if trail is None or (end >= len(s.low.rstrip(" .!…")) and not trail.group("said")):
+        return False
+    return not (
+        RELATIVE.search(s.low) or THIRD_PARTY.search(s.low) or _ABOUT_THE_DISEASE.search(s.low, term.end)
+    )
+
+
 def _personal(
     s: Sentence, term, ctx: Context, indication: bool = False, shared: bool = False
 ) -> Draft | None:
@@ -821,6 +855,7 @@ def _personal(
         or indication  # "lisinopril in the morning for blood pressure": what the drug is taken for
         or _after_drug(s, term)
         or _after_results(s, term, ctx)
+        or _introduces_self(s, term, ctx)
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))
