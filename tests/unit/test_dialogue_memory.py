@@ -3260,3 +3260,33 @@ def test_a_question_about_a_disease_or_its_bare_name_introduces_no_one(talk, sai
     talk.say((U, said))
     assert not talk.keys(Section.CHRONIC_CONDITIONS)
     assert not talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+@pytest.mark.parametrize(
+    ("turns", "hours"),
+    [
+        (((A, "How much do you sleep?"), (U, "5-6 hours, badly")), "5-6 hours"),
+        (((A, "Сколько часов вы спите?"), (U, "часов 6")), "6 hours"),
+        (((A, "您每天睡几个小时？"), (U, "六个小时左右")), "6 hours"),
+        (((U, "I get about 6 hours of sleep"),), "6 hours"),
+        (((U, "я сплю по 5-6 часов"),), "5-6 hours"),
+        (((U, "每天只睡五六个小时"),), "5-6 hours"),
+    ],
+)
+def test_how_long_the_user_sleeps_is_a_habit_of_the_social_history(talk, turns, hours):
+    """Sleep had no home: "How much do you sleep?" / "5-6 hours" stored nothing."""
+    talk.say(*turns)
+    assert talk.fact(Section.LIFESTYLE, "sleep").attributes["value"] == hours
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ((A, "Do you have trouble sleeping?"), (U, "no")),
+        ((U, "my husband sleeps 5 hours"),),
+        ((U, "I want to sleep 8 hours"),),
+    ],
+)
+def test_no_sleep_habit_from_a_denial_someone_else_or_a_wish(talk, turns):
+    talk.say(*turns)
+    assert "sleep" not in talk.keys(Section.LIFESTYLE)

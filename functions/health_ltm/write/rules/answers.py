@@ -27,7 +27,7 @@ from ..dialogue import AnswerShape, answer_shape, carried_topic, last_question, 
 from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import REMEDY_TAKEN
 from .allergies import _reaction as allergy_reaction
-from .chinese import ZH_HE_SHE, zh_dose, zh_number, zh_relative, zh_relatives
+from .chinese import ZH_HE_SHE, zh_dose, zh_number, zh_relative, zh_relatives, zh_sleep_hours
 from .chinese import _med_details as zh_med_details
 from .chinese import _reaction as zh_reaction
 from .chinese import _who as zh_who
@@ -42,7 +42,7 @@ from .conditions import (
 )
 from .dates import find_date, parse_number
 from .events import SITE_FINE, event_date
-from .lifestyle import HABIT_REDUCED, coffee_value
+from .lifestyle import HABIT_REDUCED, coffee_value, sleep_value
 from .medication_details import DOSE, ROUTES, _dose_match, details
 from .medications import EXCEPT
 from .objects import _FUNCTION_WORDS as FUNCTION_WORDS
@@ -141,6 +141,8 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
     ),
     (Section.LIFESTYLE, "physical_activity", rx(r"exercis|work\s+out|sports?\b|спорт|физическ|运动|锻炼")),
     (Section.LIFESTYLE, "coffee", rx(r"coffee|caffeine|espresso|кофе|咖啡")),
+    # "How many hours do you sleep?": only an answer that says the hours is kept (``_sleep_answer``)
+    (Section.LIFESTYLE, "sleep", rx(r"\bsleep|\bспите\b|\bспишь\b|\bсон\b|\bсна\b|睡")),
     (
         Section.DEMOGRAPHICS,
         "birth_year",
@@ -1653,6 +1655,8 @@ def _content(
             drafts += _habit(subject.slot, answer, past=past)
         elif subject.slot == "coffee":
             drafts += _coffee_answer(answer)
+        elif subject.slot == "sleep":
+            drafts += _sleep_answer(answer)
         elif subject.slot == "birth_year":
             drafts += _age(answer, ctx)
         elif subject.slot == _YEAR_OF_BIRTH:
@@ -2082,6 +2086,25 @@ def _coffee_answer(answer: str) -> list[Draft]:
     if value is None:
         return []
     return [_habit_draft("coffee", answer, status, value)]
+
+
+_SLEEP_NUMBER = rx(
+    r"\W*(?:maybe|about|around|like|roughly|часов|часа|около|где-?то|примерно)?\s*(?P<n>\d{1,2}(?:-\d{1,2})?)\W*"
+)
+
+
+def _sleep_answer(answer: str) -> list[Draft]:
+    """ "How much do you sleep?" / "5-6 hours, badly", "часов 6", "五六个小时": the hours said; a
+    plain "badly" or "fine" says no amount (sleeping badly is a symptom, read apart)."""
+    low = fold_in_place(answer)
+    value = sleep_value(low)
+    if value is None:
+        zh = re.search(r"(?P<n>\d{1,2}|[一两二三四五六七八九十]{1,2})(?:个)?(?:多)?(?:小时|钟头)", answer)
+        value = f"{zh_sleep_hours(zh)} hours" if zh else None
+    bare = _SLEEP_NUMBER.fullmatch(low) if value is None else None
+    if bare is not None and 2 <= float(bare.group("n").split("-")[0]) <= 14:
+        value = f"{bare.group('n')} hours"  # "maybe 4", "часов 6": the hours asked for
+    return [_habit_draft("sleep", answer, FactStatus.PRESENT, value)] if value else []
 
 
 def _habit_draft(slot: str, answer: str, status: FactStatus, value: str) -> Draft:

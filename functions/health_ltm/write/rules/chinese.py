@@ -2087,7 +2087,7 @@ _WATCHING = re.compile(r"(?:看|观看|追|玩)(?:了|过)?(?:场|会儿?)?$")
 
 
 def _lifestyle(s: Sentence, ctx: Context) -> list[Draft]:
-    return _smoking(s, ctx) + _vaping(s) + _alcohol(s) + _diet(s) + _activity(s, ctx) + _coffee(s)
+    return _smoking(s, ctx) + _vaping(s) + _alcohol(s) + _diet(s) + _activity(s, ctx) + _coffee(s) + _sleep(s)
 
 
 # "每天两杯咖啡", "咖啡减到一天一杯" (less is still coffee), "不喝咖啡", "咖啡戒了".
@@ -2123,6 +2123,35 @@ def _coffee(s: Sentence) -> list[Draft]:
     for d in drafts:
         d.name = "coffee"
     return drafts
+
+
+# How long the user sleeps: "每天只睡五六个小时", "一晚上睡不到6小时", "睡眠大概7小时".
+ZH_SLEEP_HOURS = re.compile(
+    r"睡(?:眠|觉)?(?:时间)?(?:了|也就|只有|只|就|大概|差不多|才|不到|不够|最多|都)*"
+    rf"(?P<n>{_ZH_NUM}(?:[到至~-]?{_ZH_NUM})?|[一两二三四五六七八九十]{{2}})(?:个)?(?:多)?(?:小时|钟头)"
+)
+
+
+def _sleep(s: Sentence) -> list[Draft]:
+    m = ZH_SLEEP_HOURS.search(s.low)
+    if m is None:
+        return []
+    drafts = _habit(s, m.start(), m.end(), "sleep", FactStatus.PRESENT, f"{zh_sleep_hours(m)} hours")
+    for d in drafts:
+        d.name = "sleep"
+    return drafts
+
+
+def zh_sleep_hours(m: re.Match[str]) -> str:
+    """ "五六" -> "5-6", "6" -> "6", "不到6" keeps the number said."""
+    said = m.group("n")
+    if said.isdigit():
+        return said
+    parts = [p for p in re.split(r"[到至~-]", said) if p]
+    if len(parts) == 1 and len(said) == 2 and said not in ("十一", "十二") and not said.startswith("十"):
+        parts = list(said)  # "五六": five or six
+    numbers = [zh_number(p) for p in parts]
+    return "-".join(str(n) for n in numbers if n is not None) or said
 
 
 _VAPE = re.compile(r"电子烟|雾化烟")

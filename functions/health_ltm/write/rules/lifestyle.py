@@ -1,4 +1,4 @@
-"""Lifestyle: diet, smoking, alcohol, physical activity (key = the habit, value = how)."""
+"""Lifestyle: diet, smoking, alcohol, physical activity, coffee, sleep (key = the habit, value = how)."""
 
 from __future__ import annotations
 
@@ -320,7 +320,9 @@ def coffee_value(low: str) -> str | None:
 
 
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
-    drafts = _diet(s) + _smoking(s, ctx) + _vaping(s) + _alcohol(s, ctx) + _activity(s) + _coffee(s)
+    drafts = (
+        _diet(s) + _smoking(s, ctx) + _vaping(s) + _alcohol(s, ctx) + _activity(s) + _coffee(s) + _sleep(s)
+    )
     return [
         d
         for d in drafts
@@ -548,3 +550,39 @@ def _coffee(s: Sentence) -> list[Draft]:
         draft.name = "coffee"
         return [draft]
     return []
+
+
+# Sleep (key sleep, no table entry, like coffee): how long the user sleeps, a line of the social
+# history ("I only sleep 5 hours a night", "сплю по 5-6 часов", "get maybe 4 hrs of sleep"). Sleeping
+# badly is the insomnia symptom (symptoms.py), not this habit.
+_HOURS = r"(?P<hours>\d{1,2}(?:[.,]5)?(?:\s*(?:-|–|to|or|или)\s*\d{1,2})?)"
+SLEEP_HOURS = rx(
+    r"\b(?:sleep(?:ing)?|get(?:ting)?|сплю|спала?|высыпаю)\s+(?:(?:about|around|like|maybe|only|just|barely|roughly"
+    r"|under|less\s+than|по|около|примерно|всего|только|часа|часов|максимум|не\s+больше)\s+){0,3}"
+    + _HOURS
+    + r"\s*(?:hours?|hrs?|h\b|час\w*|ч\b)"
+)
+_HOURS_FIRST = rx(r"^\W*" + _HOURS + r"\s*(?:hours?|hrs?|h\b|час\w*|ч\b)")  # an answer: "5-6 hours"
+_HOURS_OF_SLEEP = rx(r"\b" + _HOURS + r"\s*(?:hours?|hrs?|час\w*)\s+(?:of\s+sleep|сна|a\s+night\s+sleep)")
+
+
+def sleep_value(low: str) -> str | None:
+    """ "5-6 hours" from an answer or a statement of how long the user sleeps; None when unsaid."""
+    m = (
+        SLEEP_HOURS.search(low)
+        or _HOURS_OF_SLEEP.search(low)
+        or rx(r"^\W*" + _HOURS + r"\s*(?:hours?|hrs?|h\b|час\w*|ч\b)").search(low)
+    )
+    if m is None:
+        return None
+    hours = re.sub(r"\s*(?:-|–|to|или|or)\s*", "-", m.group("hours")).replace(",", ".")
+    return f"{hours} hours"
+
+
+def _sleep(s: Sentence) -> list[Draft]:
+    m = SLEEP_HOURS.search(s.low) or _HOURS_OF_SLEEP.search(s.low)
+    if m is None or negated(s, m.start(), m.end(), window=2):
+        return []
+    draft = _draft(s, m.start(), m.end(), "sleep", FactStatus.PRESENT, sleep_value(s.low) or "")
+    draft.name = "sleep"
+    return [draft]
