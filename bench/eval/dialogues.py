@@ -39,7 +39,7 @@ DATA_FILE = "dialogues.jsonl"
 # Written blind (by someone who saw no code, rule or dialogue here), measured before any change
 # made for them; each "..._tune" half was then tuned on, each "..._held" half never
 # (bench/eval/data/README.md).
-BLIND_FILES = tuple(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9))
+BLIND_FILES = tuple(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10))
 HELD_SPLITS = (
     "blind_held",
     "blind2_held",
@@ -50,6 +50,7 @@ HELD_SPLITS = (
     "blind7_held",
     "blind8_held",
     "blind9_held",
+    "blind10_held",
 )
 
 

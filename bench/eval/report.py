@@ -125,6 +125,8 @@ HEADLINES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ("blind8_held_precision_shown", "blind8_held precision, shown", ""),
             ("blind9_held_recall_shown", "blind9_held recall, shown (written blind, never tuned on)", ""),
             ("blind9_held_precision_shown", "blind9_held precision, shown", ""),
+            ("blind10_held_recall_shown", "blind10_held recall, shown (written blind, never tuned on)", ""),
+            ("blind10_held_precision_shown", "blind10_held precision, shown", ""),
             ("relative_as_self", "relative / other person stored as self", "0"),
             ("affirmed_as_absent", "affirmed stored as absent", "0"),
             ("denied_as_present", "denied stored as present", "0"),

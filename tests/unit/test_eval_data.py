@@ -229,7 +229,7 @@ def test_the_second_blind_dialogues_are_their_own_set_in_three_languages_and_two
         assert all(f["why"] in FORBIDDEN_WHY for f in row["forbidden"]), row["id"]
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10])
 def test_the_later_blind_dialogues_are_their_own_sets_in_three_languages_and_two_splits(number):
     from bench.eval.dialogues import label_keys
 
@@ -248,7 +248,7 @@ def test_the_later_blind_dialogues_are_their_own_sets_in_three_languages_and_two
         assert all(label_keys(e) for e in row["expected"]), row["id"]
     other_files = [
         "dialogues.jsonl",
-        *(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9) if n != number),
+        *(f"dialogues_blind{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10) if n != number),
     ]
 
     def said(dialogues):
