@@ -3290,3 +3290,57 @@ def test_how_long_the_user_sleeps_is_a_habit_of_the_social_history(talk, turns, 
 def test_no_sleep_habit_from_a_denial_someone_else_or_a_wish(talk, turns):
     talk.say(*turns)
     assert "sleep" not in talk.keys(Section.LIFESTYLE)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "none. the codeine pills bung me up a bit but thats not an allergy is it",
+        "нет. от трамадола подташнивает, но это же не аллергия",
+    ],
+)
+def test_an_effect_the_user_calls_no_allergy_leaves_allergies_confirmed_absent(talk, answer):
+    """Found in the tenth blind set: "none. the co-codamol bungs me up… not an allergy is it"
+    stored a co-codamol allergy and allergies present, after a "none" (the dangerous direction)."""
+    talk.say((A, "Any allergies?"), (U, answer))
+    assert not talk.keys(Section.ALLERGIES)
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_a_drug_unsure_as_an_allergy_is_still_a_suspected_allergy(talk):
+    talk.say((A, "Any allergies?"), (U, "penicillin gives me hives, not sure if its an allergy"))
+    assert talk.keys(Section.ALLERGIES) == {"penicillin"}
+
+
+def test_an_allergy_the_user_says_was_a_relatives_is_taken_back_without_apostrophes(talk):
+    talk.say(
+        (A, "Do you have any allergies?"),
+        (U, "im allergic to sulfa"),
+        (U, "actually no sorry thats my son, mixed us up. im not allergic to anything"),
+    )
+    assert not talk.keys(Section.ALLERGIES)
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(
+    "said", ["my wife has a cold too but shes got asthma so its worse", "my dad is sick, hes got gout"]
+)
+def test_hes_and_shes_typed_without_apostrophes_are_someone_else(talk, said):
+    talk.say((U, said))
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "slot", "value"),
+    [
+        ("How heavy are you?", "about 84 kilos sadly", "weight_kg", 84),
+        ("And alcohol?", "couple of pints on a saturday", None, "weekends"),
+        ("Алкоголь?", "пару рюмок по пятницам", None, "weekends"),
+    ],
+)
+def test_weight_asked_how_heavy_and_drinks_counted_in_pints_or_shots(talk, question, answer, slot, value):
+    talk.say((A, question), (U, answer))
+    if slot:
+        assert talk.fact(Section.DEMOGRAPHICS, slot).attributes[slot] == value
+    else:
+        assert talk.fact(Section.LIFESTYLE, "alcohol").attributes["value"] == value

@@ -163,7 +163,11 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
     (Section.DEMOGRAPHICS, "pregnancy", rx(r"pregnan|expecting|беремен|怀孕|哺乳|breastfe|кормите\s+грудью")),
     # "Рост и вес?", "How tall are you?", "身高体重多少？": the numbers of the answer
     (Section.DEMOGRAPHICS, "height_cm", rx(r"\bheight\b|\bhow\s+tall\b|\bрост\b|身高|多高")),
-    (Section.DEMOGRAPHICS, "weight_kg", rx(r"\bweigh(?:t|s)?\b|\bвес\b|\bвесите\b|体重|多重")),
+    (
+        Section.DEMOGRAPHICS,
+        "weight_kg",
+        rx(r"\bweigh(?:t|s)?\b|\bhow\s+heavy\b|\bвес\b|\bвесите\b|\bсколько\s+весите|体重|多重"),
+    ),
     (
         Section.SYMPTOMS,
         None,
@@ -226,7 +230,7 @@ _ABOUT_OTHERS = rx(
 # "Has she been vomiting?", "Is his cough productive?": a question about someone else.
 # 他 inside a drug name (阿托伐他汀) is not "he"
 _THIRD_PERSON = rx(
-    rf"\b(?:he|she|his|her|him|hers)\b|\b(?:он|она|его|её|ее|него|неё|нее|ему|ей)\b|{ZH_HE_SHE}"
+    rf"\b(?:he|she|hes|shes|his|her|him|hers)\b|\b(?:он|она|его|её|ее|него|неё|нее|ему|ей)\b|{ZH_HE_SHE}"
 )
 _EXAMPLES = rx(
     r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像|这类|之类|这样的|这种|等"
@@ -273,7 +277,10 @@ _NOT_A_NAME = word_set(
     "sir maam ma'am doc doctor god слава богу счастью абсолютно совершенно доктор"
 )
 _ALCOHOL_HOW = [
-    (rx(r"weekend|по\s+выходным|周末"), "weekends"),
+    (
+        rx(r"weekend|fridays?\b|saturdays?\b|по\s+выходным|на\s+выходных|по\s+пятницам|по\s+субботам|周末"),
+        "weekends",
+    ),
     (
         rx(
             r"every\s+(?:day|night)|daily|nightly|most\s+(?:nights|days|evenings)|каждый\s+(?:день|вечер)|ежедневно|每天|每晚"
@@ -290,7 +297,12 @@ _ALCOHOL_HOW = [
         "occasionally",
     ),
     (rx(r"a\s+lot|heav|много|часто|经常"), "regularly"),
-    (rx(r"glass|bottle|beer|wine|бокал|пив|вин|杯|啤酒|红酒|白酒|葡萄酒"), "yes"),
+    (
+        rx(
+            r"glass|bottle|beer|wine|pints?\b|\bshots?\b|\bdrinks?\b|бокал|пив|вин|рюмк|杯|啤酒|红酒|白酒|葡萄酒"
+        ),
+        "yes",
+    ),
 ]
 _SMOKE_HOW = rx(
     r"(?:half\s+)?an?\s+pack|\d+\s*(?:packs?|cigarettes?)|pack\s+a\s+day|(?:пол)?пачк\w*|\d+\s+сигарет\w*"
@@ -792,6 +804,9 @@ def _read_answer(
     drafts: list[Draft] = []
     if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
         drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
+        drafts = [
+            d for d in drafts if not said_not_an_allergy(d, answer)
+        ]  # "none. X bungs me up, not an allergy"
         named = [s for s in question.subjects if s.terms]
         if shape is AnswerShape.YES and drafts and named:
             # "是因为甲减吗" / "嗯 桥本", "Do you have asthma?" / "yes, and eczema": the yes keeps what
@@ -1685,6 +1700,30 @@ def _content(
             == _says_allergic(_clause_of(low, fold_in_place(d.name or "")))
         ]
     return drafts
+
+
+# "the co-codamol bungs me up but thats not an allergy is it", "от трамадола тошнит, но это же не
+# аллергия", "吃布洛芬胃不舒服，这不算过敏吧": the user says themselves that the effect is no allergy.
+_NOT_AN_ALLERGY = rx(
+    r"\b(?:not|isn'?t|wasn'?t|never\s+been)\s+(?:an?\s+|really\s+an?\s+|a\s+real\s+|an\s+actual\s+)?allerg"
+    r"|\bне\s+(?:совсем\s+|настоящ\w+\s+)?аллерги|不(?:算|是)(?:真的)?过敏"
+)
+
+
+def said_not_an_allergy(draft: Draft, text: str) -> bool:
+    """An allergy the sentence naming it calls no allergy."""
+    if draft.section is not Section.ALLERGIES or draft.status is not FactStatus.PRESENT or not draft.name:
+        return False
+    name = fold_in_place(draft.name)
+    return any(
+        name in sentence.low
+        and _NOT_AN_ALLERGY.search(sentence.low)
+        and not _ALLERGIC_TO.search(sentence.low)
+        for sentence in split_sentences(text)
+    )
+
+
+_ALLERGIC_TO = rx(r"\ballergic\s+to\b|\bаллерги\w*\s+на\b|对\S{1,8}过敏(?!吧|吗)")
 
 
 _ALLERGY_WORD = rx(r"allerg\w*|аллерги\w*|过敏")

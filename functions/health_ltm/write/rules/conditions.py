@@ -492,7 +492,7 @@ def _age_in(s: Sentence, start: int, end: int, after: int) -> int | None:
     return None
 
 
-_LAST_PRONOUN = rx(r"(?:^|\b(?:and|but|и|а|но)\s+)(?:he|she|он|она)\s+(?!\w+\s+(?:me|мне|меня)\b)")
+_LAST_PRONOUN = rx(r"(?:^|\b(?:and|but|и|а|но)\s+)(?:he|she|hes|shes|он|она)\s+(?!\w+\s+(?:me|мне|меня)\b)")
 _FIRST_PERSON_AFTER = rx(r"\b(?:i|i'm|me|my|я|у\s+меня|мне|мой|моя)\b")
 
 

@@ -123,6 +123,7 @@ class RuleExtractor:
             ctx = Context(today=self._today(message, now), relative_in_focus=relative_in_focus, asked=asked)
             reading = self._read_message(message, ctx, rules)
             drafts, relative_in_focus = reading.drafts, reading.relative_in_focus
+            drafts = [x for x in drafts if not answers.said_not_an_allergy(x[0], message.text)]
             topic = answers.user_topic(message.text) if question is None else None
             said = {d.section for d, _, _, _ in drafts if not d.retracted}
             said_keys = frozenset(d.identity() for d, _, _, _ in drafts if not d.retracted)
@@ -137,6 +138,7 @@ class RuleExtractor:
                 # "Аллергия есть?" / "на пенициллин, ой нет, не то, на цефтриаксон": the answer reads
                 # no name the user took back in it
                 answered = _not_taken_back(answered, message.text)
+                answered = [d for d in answered if not answers.said_not_an_allergy(d, message.text)]
                 if one_more is not None:
                     for d in answered:  # the evidence quotes what the assistant said, not the reading
                         if d.context_evidence:

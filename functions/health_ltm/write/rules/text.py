@@ -310,8 +310,8 @@ _ENDS_EN = (
 )
 _ENDS_RU = r"(?=\s*(?:[.,;:!?—–-]|$)|\s+(?:аллерги\w*|был[аио]?|есть)\b)"
 _SOMEONE_ELSES = (
-    r"\b(?:no|nope|actually|wait|sorry|oops|my\s+mistake|my\s+bad|mixed\s+(?:it\s+|that\s+)?up)\b[\s,.!—–-]+"
-    rf"(?:\w+[\s,.!—–-]+){{0,2}}?(?:that|it|this)(?:'s|\s+is|\s+was)\s+(?:actually\s+)?(?:my|our)\s+{_PERSON}\b"
+    r"\b(?:no|nope|actually|wait|sorry|oops|my\s+mistake|my\s+bad|mixed\s+(?:it\s+|that\s+|us\s+|them\s+)?up)\b[\s,.!—–-]+"
+    rf"(?:\w+[\s,.!—–-]+){{0,2}}?(?:that|it|this)(?:'?s|\s+is|\s+was)\s+(?:actually\s+)?(?:my|our)\s+{_PERSON}\b"
     rf"{_ENDS_EN}"
     rf"|\b(?:it'?s|it\s+(?:is|was)|that'?s|that\s+(?:is|was))\s+(?:my|our)\s+{_PERSON}\b[^.!?]{{0,60}}?,?\s+not\s+me\b"
     rf"|\b(?:my|our)\s+{_PERSON}\s+(?:is|was)\s+the\s+one\b[^.!?]{{0,60}}?,?\s+not\s+me\b"
@@ -328,7 +328,7 @@ RETRACTION = rx(RETRACTION.pattern + "|" + _SOMEONE_ELSES)
 
 # "He had many strokes", "Она болеет диабетом"; but "She prescribed me metformin" is about the user.
 PRONOUN_SUBJECT = _PRONOUN_SUBJECT = rx(
-    r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|он|она|они|у\s+(?:него|неё|нее|них)|his|her)\b"
+    r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|hes|shes|он|она|они|у\s+(?:него|неё|нее|них)|his|her)\b"
 )
 
 
