@@ -3344,3 +3344,32 @@ def test_weight_asked_how_heavy_and_drinks_counted_in_pints_or_shots(talk, quest
         assert talk.fact(Section.DEMOGRAPHICS, slot).attributes[slot] == value
     else:
         assert talk.fact(Section.LIFESTYLE, "alcohol").attributes["value"] == value
+
+
+@pytest.mark.parametrize("said", ["我最近没有腹泻、头晕、耳鸣和皮疹", "没有腹泻、头晕、耳鸣以及皮疹"])
+def test_every_item_of_a_chinese_list_a_negation_opens_is_denied(talk, said):
+    """Found in the tenth blind set: "没有呕吐、黑便、发热和体重下降" kept all but the first as the
+    user's complaints (the dangerous direction)."""
+    talk.say((U, said))
+    assert talk.keys(Section.SYMPTOMS) == {"diarrhea", "dizziness", "tinnitus", "rash"}
+    assert all(
+        talk.fact(Section.SYMPTOMS, key).status is FactStatus.ABSENT for key in talk.keys(Section.SYMPTOMS)
+    )
+
+
+def test_a_comma_ends_the_chinese_list_a_negation_opens(talk):
+    talk.say((U, "没有腹泻，头晕挺厉害的"))
+    assert talk.fact(Section.SYMPTOMS, "dizziness").status is FactStatus.PRESENT
+
+
+def test_a_yes_to_a_chinese_summary_of_what_is_not_keeps_it_denied(talk):
+    talk.say((A, "没有腹泻、头晕和皮疹，对吗？"), (U, "对"))
+    assert talk.keys(Section.SYMPTOMS) == {"diarrhea", "dizziness", "rash"}
+    assert all(
+        talk.fact(Section.SYMPTOMS, key).status is FactStatus.ABSENT for key in talk.keys(Section.SYMPTOMS)
+    )
+
+
+def test_a_chinese_pain_said_with_lately_between_site_and_verb_is_kept(talk):
+    talk.say((U, "我这个肚子这两天疼得厉害"))
+    assert talk.fact(Section.SYMPTOMS, "abdominal_pain").status is FactStatus.PRESENT

@@ -448,6 +448,8 @@ _NEGATED_QUESTION = rx(
     # "No past medical history?", "No allergies, right?", "Аллергии нет?"
     r"|^\W*no\s+(?:\w+\s+){0,3}?(?:history|allerg\w*|medications?|meds|surger\w*|problems|conditions)\b"
     r"|^\W*(?:аллергии|лекарств|операций|хронических\s+заболеваний)\s+нет\b"
+    # "没有发热，对吗？", "所以没有呕吐、黑便，是吧": a summary of what is not, tagged for a yes
+    r"|^\W*(?:那|所以|也就是说)?(?:也|都)?(?:没有|没|无)(?!有没)[^？?]*(?:对吗|是吗|对吧|是吧|吧)\W*$"
 )
 
 

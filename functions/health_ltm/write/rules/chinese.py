@@ -302,7 +302,13 @@ def _negated(s: Sentence, start: int, window: int = 4) -> bool:
     turns = [m.end() for m in _CONTRAST.finditer(before)]
     if turns:  # "我爸不胖但有高血压": the negation is of what came before the "but"
         before = before[turns[-1] :]
-    return bool(_NEG.search(before[-window:]))
+    return bool(_NEG.search(before[-window:]) or _NEGATED_LIST.search(s.low, 0, start))
+
+
+# "没有呕吐、黑便、发热和体重下降": every item of a list a negation opens is denied, not only the first
+# (a comma ends the list: "没有发烧，咳嗽挺厉害" keeps the cough)
+_LIST_ITEM = r"(?:(?![但可不过就只还倒也都有是很在])[\u4e00-\u9fff]){1,6}"
+_NEGATED_LIST = re.compile(rf"(?:没有|没|无|否认)(?:{_LIST_ITEM}\s*(?:、|和|及|与|或|以及)\s*)+$")
 
 
 # "高血压、糖尿病都没有": the negation follows the list.
@@ -1410,7 +1416,7 @@ def _condition_drafts(s: Sentence, term: Term, terms: list[Term], ctx: Context) 
 _SITE_PAIN = re.compile(
     r"(?P<site>头|胃|肚子|腹部|牙齿|牙|腰|后背|背|嗓子|喉咙|胸口|胸|关节|耳朵|脖子|肌肉|膝盖|肩膀|腿|眼睛)"
     r"(?P<mid>(?:还|也|又|有点儿?|有些|有一点|一直|老是|老|总是|经常|时不时|特别|非常|很|好|挺|不|没有?|都|就|开始|再"
-    r"|现在|已经)*)(?:疼|痛)"
+    r"|现在|已经|最近|这几天|这两天|这阵子|近来)*)(?:疼|痛)"
 )
 _SITE_KEY = {
     "头": "headache", "胃": "abdominal_pain", "肚子": "abdominal_pain", "腹部": "abdominal_pain",

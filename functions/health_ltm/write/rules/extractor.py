@@ -305,7 +305,9 @@ class RuleExtractor:
                 retraction = None  # "不对，说错了，78", "I misspoke, 25 mg": a new value, not a take-back
             if INSTRUCTION.search(sentence.low) and not retraction:
                 continue
-            found = [d for rule in rules for d in rule.extract(sentence, ctx)]
+            found = _chinese_reads_chinese(
+                sentence, [(rule, d) for rule in rules for d in rule.extract(sentence, ctx)]
+            )
             meds = [d.span[0] for d in found if d.section is Section.MEDICATIONS]
             if not meds:
                 found += followups.extract(sentence, ctx)  # a change the drug rules could not place
@@ -693,6 +695,15 @@ def _vaccines_are_not_diseases(found: list[Draft], sentence: Sentence) -> list[D
         if d.section not in _DISEASES or not inside or had:
             kept.append(d)
     return kept
+
+
+def _chinese_reads_chinese(sentence: Sentence, found: list[tuple[object, Draft]]) -> list[Draft]:
+    """A Chinese sentence the other rules read too ("没有呕吐、黑便": they saw no negation before 黑便):
+    where chinese.py reads the same thing with another status, its reading stands."""
+    if not CJK.search(sentence.text):
+        return [d for _, d in found]
+    zh = {d.identity(): d.status for rule, d in found if rule is chinese}
+    return [d for rule, d in found if rule is chinese or zh.get(d.identity(), d.status) == d.status]
 
 
 def _not_taken_back(answered: list[Draft], text: str) -> list[Draft]:
