@@ -3373,3 +3373,28 @@ def test_a_yes_to_a_chinese_summary_of_what_is_not_keeps_it_denied(talk):
 def test_a_chinese_pain_said_with_lately_between_site_and_verb_is_kept(talk):
     talk.say((U, "我这个肚子这两天疼得厉害"))
     assert talk.fact(Section.SYMPTOMS, "abdominal_pain").status is FactStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "没有过敏 阿莫西林都吃过 没事",
+        "none, cephalexin is fine, had it loads",
+        "no. I've had penicillin before with no problems",
+        "нет, цефтриаксон кололи — нормально",
+    ],
+)
+def test_a_drug_had_without_trouble_after_an_allergy_question_is_no_allergy(talk, answer):
+    """Found in the tenth blind set: "没有过敏 青霉素头孢都打过 没事" ("no allergies, had penicillin and
+    cephalosporin shots, fine") stored both as allergies (the dangerous direction)."""
+    talk.say((A, "Any drug allergies?"), (U, answer))
+    assert not talk.keys(Section.ALLERGIES)
+    assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_a_drug_tolerated_beside_one_reacted_to_leaves_only_that_allergy(talk):
+    talk.say(
+        (A, "Any drug allergies?"),
+        (U, "I had a reaction to penicillin, amoxicillin I've taken without problems"),
+    )
+    assert talk.keys(Section.ALLERGIES) == {"penicillin"}

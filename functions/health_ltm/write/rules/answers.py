@@ -1712,17 +1712,44 @@ _NOT_AN_ALLERGY = rx(
 )
 
 
+# "青霉素头孢都打过 没事", "amoxicillin is fine, had it loads", "пенициллин кололи — нормально": a drug
+# the user has had without trouble, told after an allergy question, is what they tolerate.
+_TOLERATED_AFTER = rx(
+    r"^[^。！？.!?]{0,12}?(?:打过|用过|吃过|输过|试过|打|用|吃)(?:了)?[^。！？.!?]{0,4}?(?:没事|没问题|没有?反应|不过敏)"
+    r"|^\W*(?:is|are|'s|was|were)\s+(?:totally\s+|always\s+been\s+)?(?:fine|ok|okay|no\s+problem)\b"
+    r"|^[^.!?]{0,20}?\b(?:had|taken|took|take)\b[^.!?]{0,15}?\b(?:no\s+(?:problems?|issues?|reaction)|without\s+(?:any\s+)?"
+    r"(?:problems?|issues?|reaction)|(?:just\s+)?fine)\b"
+    r"|^[^.!?]{0,20}?(?:переношу|переносил\w*|кололи|колол\w*|пил\w*|принимал\w*)[^.!?]{0,12}?"
+    r"(?:нормально|хорошо|без\s+проблем|ничего\s+не\s+было)"
+)
+
+
 def said_not_an_allergy(draft: Draft, text: str) -> bool:
-    """An allergy the sentence naming it calls no allergy."""
+    """An allergy the sentence naming it calls no allergy, or a drug it says the user has had
+    without trouble."""
     if draft.section is not Section.ALLERGIES or draft.status is not FactStatus.PRESENT or not draft.name:
         return False
     name = fold_in_place(draft.name)
-    return any(
-        name in sentence.low
-        and _NOT_AN_ALLERGY.search(sentence.low)
-        and not _ALLERGIC_TO.search(sentence.low)
-        for sentence in split_sentences(text)
-    )
+    for sentence in split_sentences(text):
+        at = sentence.low.find(name)
+        if at < 0 or _ALLERGIC_TO.search(sentence.low):
+            continue
+        if _NOT_AN_ALLERGY.search(sentence.low):
+            return True
+        clause = _clause_of(sentence.low, name)  # "a reaction to penicillin, amoxicillin I've taken fine"
+        at = clause.find(name)
+        if _TOLERATED_AFTER.search(clause[at + len(name) :]):
+            return True
+        around = _TOLERATED_AROUND.search(clause)  # "I've had penicillin before with no problems"
+        if around and around.start() < at < around.end():
+            return True
+    return False
+
+
+_TOLERATED_AROUND = rx(
+    r"\b(?:had|taken|took|been\s+on|used)\b[^.!?]{0,40}?\b(?:with\s+)?(?:no\s+(?:problems?|issues?|reactions?)"
+    r"|without\s+(?:any\s+)?(?:problems?|issues?|reactions?))\b"
+)
 
 
 _ALLERGIC_TO = rx(r"\ballergic\s+to\b|\bаллерги\w*\s+на\b|对\S{1,8}过敏(?!吧|吗)")
