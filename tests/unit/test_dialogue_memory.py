@@ -3398,3 +3398,18 @@ def test_a_drug_tolerated_beside_one_reacted_to_leaves_only_that_allergy(talk):
         (U, "I had a reaction to penicillin, amoxicillin I've taken without problems"),
     )
     assert talk.keys(Section.ALLERGIES) == {"penicillin"}
+
+
+@pytest.mark.parametrize(
+    ("question", "later"),
+    [
+        ("你自己目前有在吃什么药吗？", "那我能不能也吃点二甲双胍 预防一下"),
+        ("What medications do you take?", "can I take ibuprofen for my knee?"),
+    ],
+)
+def test_a_drug_only_asked_about_after_a_no_to_medications_is_not_taken(talk, question, later):
+    """Found in the tenth blind set: "我自己啥药都没吃" / "那我能不能也吃点二甲双胍" stored metformin as
+    taken and medications present over the "none"."""
+    talk.say((A, question), (U, "没有" if "药" in question else "none"), (U, later))
+    assert not talk.keys(Section.MEDICATIONS)
+    assert talk.status(Section.MEDICATIONS) is SectionStatus.CONFIRMED_ABSENT

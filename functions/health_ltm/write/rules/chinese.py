@@ -2279,3 +2279,6 @@ def _activity(s: Sentence, ctx: Context) -> list[Draft]:
                 value = f"{value}, {times} times a week"
             return _habit(s, m.start(), m.end(), "physical_activity", status, value)
     return []
+
+
+hypothetical = _hypothetical  # the extractor asks it of an answer's drug

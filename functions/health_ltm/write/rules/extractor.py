@@ -50,6 +50,7 @@ from .text import (
     Draft,
     Sentence,
     edge_trim,
+    hypothetical,
     name_at,
     rx,
     split_sentences,
@@ -138,7 +139,12 @@ class RuleExtractor:
                 # "Аллергия есть?" / "на пенициллин, ой нет, не то, на цефтриаксон": the answer reads
                 # no name the user took back in it
                 answered = _not_taken_back(answered, message.text)
-                answered = [d for d in answered if not answers.said_not_an_allergy(d, message.text)]
+                answered = [
+                    d
+                    for d in answered
+                    if not answers.said_not_an_allergy(d, message.text)
+                    and not _drug_only_asked_about(d, message.text)
+                ]
                 if one_more is not None:
                     for d in answered:  # the evidence quotes what the assistant said, not the reading
                         if d.context_evidence:
@@ -695,6 +701,23 @@ def _vaccines_are_not_diseases(found: list[Draft], sentence: Sentence) -> list[D
         if d.section not in _DISEASES or not inside or had:
             kept.append(d)
     return kept
+
+
+def _drug_only_asked_about(draft: Draft, text: str) -> bool:
+    """A drug an answer names only in a question or a plan of its own ("What do you take?" / "我自己
+    啥药都没吃" / "那我能不能也吃点二甲双胍"): asked about, not taken."""
+    if draft.section is not Section.MEDICATIONS or draft.status is not FactStatus.ACTIVE or not draft.name:
+        return False
+    name = fold_in_place(draft.name)
+    said = [s for s in split_sentences(text) if name in s.low]
+    return bool(said) and all(
+        (
+            chinese.hypothetical(s, s.low.find(name))
+            if CJK.search(s.text)
+            else hypothetical(s, s.low.find(name))
+        )
+        for s in said
+    )
 
 
 def _chinese_reads_chinese(sentence: Sentence, found: list[tuple[object, Draft]]) -> list[Draft]:
