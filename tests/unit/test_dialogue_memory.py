@@ -3413,3 +3413,31 @@ def test_a_drug_only_asked_about_after_a_no_to_medications_is_not_taken(talk, qu
     talk.say((A, question), (U, "没有" if "药" in question else "none"), (U, later))
     assert not talk.keys(Section.MEDICATIONS)
     assert talk.status(Section.MEDICATIONS) is SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Do you have any of these chronic conditions: high blood pressure, diabetes, asthma?",
+        "有没有以下慢性病：高血压、糖尿病、哮喘？",
+        "Хронические заболевания — давление, астма, диабет?",
+    ],
+)
+def test_a_no_to_a_section_asked_with_a_list_of_it_empties_the_section(talk, question):
+    """Found in the tenth blind set: "有没有以下慢性病：…" / "都没有" and "Хронические заболевания —
+    щитовидка, давление, диабет?" / "нет" left the section unknown (each example denied instead)."""
+    talk.say(
+        (A, question),
+        (U, "都没有" if "慢性病" in question else "нет" if "Хрон" in question else "none of those"),
+    )
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.CONFIRMED_ABSENT
+
+
+def test_diseases_asked_without_their_section_are_each_denied(talk):
+    talk.say((A, "Do you have high blood pressure, diabetes or asthma?"), (U, "no"))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"hypertension", "diabetes", "asthma"}
+
+
+def test_a_diagnosis_given_to_him_is_not_the_users(talk):
+    talk.say((U, "муж тоже кашляет, ему вчера пневмонию поставили"))
+    assert not talk.keys(Section.REPORTED_DIAGNOSES)

@@ -234,6 +234,9 @@ _THIRD_PERSON = rx(
 )
 _EXAMPLES = rx(
     r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像|这类|之类|这样的|这种|等"
+    # "any of these chronic conditions: …", "有没有以下慢性病：…", "什么…这些": a list of the section's
+    r"|\bany\s+of\s+(?:these|the\s+following)\b|\bthe\s+following\b|\bиз\s+(?:этого|следующ\w*)|\bследующ\w*|以下|这些"
+    r"|\s[—–]\s"  # "Хронические заболевания — щитовидка, давление, диабет?"
 )
 _QUESTION_MARK = re.compile(r"[?？]")
 _STILL = rx(r"\bstill\b|\bдо\s+сих\s+пор\b|\bвсё\s+ещё\b|\bвсе\s+еще\b|\bпо-прежнему\b|还在|仍然")

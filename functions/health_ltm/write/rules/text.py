@@ -329,6 +329,8 @@ RETRACTION = rx(RETRACTION.pattern + "|" + _SOMEONE_ELSES)
 # "He had many strokes", "Она болеет диабетом"; but "She prescribed me metformin" is about the user.
 PRONOUN_SUBJECT = _PRONOUN_SUBJECT = rx(
     r"^\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|hes|shes|он|она|они|у\s+(?:него|неё|нее|них)|his|her)\b"
+    # "муж кашляет, ему вчера бронхит поставили": the diagnosis given to him
+    r"|^\s*(?:(?:и|а|но)\s+)?(?:ему|ей)\b"
 )
 
 
