@@ -3441,3 +3441,56 @@ def test_diseases_asked_without_their_section_are_each_denied(talk):
 def test_a_diagnosis_given_to_him_is_not_the_users(talk):
     talk.say((U, "муж тоже кашляет, ему вчера пневмонию поставили"))
     assert not talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+def test_a_chinese_sprain_named_by_its_site_twice_does_not_fail_the_fragment(talk):
+    """Found in the tenth blind set: "我上个月因腰扭伤吃过一周布洛芬" found the back twice, once with no
+    site name, and sorting the two raised a TypeError: the whole fragment failed and nothing of a
+    long consultation was kept."""
+    talk.say((U, "我上个月因腰扭伤吃过一周布洛芬，已停"), (U, "青霉素过敏"))
+    assert talk.keys(Section.ALLERGIES) == {"penicillin"}
+    assert "ibuprofen" in talk.keys(Section.MEDICATIONS)
+
+
+@pytest.mark.parametrize(
+    ("recap", "answer"),
+    [
+        (
+            "ok, so just to recap: you're on microgynon and you're allergic to trimethoprim, which "
+            "gave you a rash. does that sound right?",
+            "yep. oh, it was my legs as well, the rash",
+        ),
+        ("Итак: аллергия на бисептол — крапивница. Всё так?", "да, всё правильно"),
+        ("好。总结一下：52岁男性，青霉素过敏，服二甲双胍500mg一天两次。对吗？", "对 就是这样"),
+    ],
+)
+def test_a_recap_confirmed_is_read_whole_and_its_allergen_is_no_drug(talk, recap, answer):
+    """Found in the tenth blind set: a clinician's recap ("so just to recap: … does that sound
+    right?", "Итак: … Всё так?", "总结一下：…对吗？") confirmed with a yes was read only in its last
+    sentence, or not at all when it had no "you"; the allergen in it came back as a drug taken."""
+    talk.say((A, recap), (U, answer))
+    assert talk.status(Section.ALLERGIES) is SectionStatus.PRESENT
+    assert not talk.keys(Section.ALLERGIES) & talk.keys(Section.MEDICATIONS)
+
+
+def test_a_chinese_recap_keeps_age_sex_and_the_drug_taken(talk):
+    talk.say((A, "好。总结一下：52岁男性，服二甲双胍500mg一天两次，已退热。对吗？"), (U, "对"))
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == "male"
+    assert talk.fact(Section.MEDICATIONS, "metformin").status is FactStatus.ACTIVE
+
+
+def test_a_burning_pain_told_with_a_bit_of_burning_is_no_fever(talk):
+    talk.say((A, "是什么样的疼，胀痛、烧灼样还是绞痛？"), (U, "就心口这块 有点烧 有时候隐隐的疼"))
+    assert "fever" not in talk.keys(Section.SYMPTOMS)
+
+
+@pytest.mark.parametrize(
+    ("answer", "allergen"),
+    [
+        ("青霉素过敏，吃别的抗生素没事", "penicillin"),
+        ("penicillin gives me hives, cephalexin is fine", "penicillin"),
+    ],
+)
+def test_an_allergy_beside_a_drug_tolerated_stays(talk, answer, allergen):
+    talk.say((A, "Any drug allergies?"), (U, answer))
+    assert talk.keys(Section.ALLERGIES) == {allergen}

@@ -378,6 +378,12 @@ def affirms(text: str) -> bool:
     return answer_shape(text) is AnswerShape.YES
 
 
+def leads_with_yes(text: str) -> bool:
+    """The user's words open with a yes, whatever follows ("yep. oh, it was my legs as well")."""
+    low = _INTERJECTION.sub("", fold_in_place(text.strip()))
+    return bool(_YES.match(low)) and not _NO.match(low)
+
+
 def rest_after_marker(text: str) -> tuple[int, str]:
     """ "Да, на пенициллин" -> (offset, "на пенициллин"): what follows a leading yes/no."""
     low = fold_in_place(text)

@@ -929,18 +929,38 @@ _TAG = rx(
 
 _BARE_TAG = rx(
     r"^\s*(?:is\s+(?:this|that)\s+(?:right|correct|accurate)|(?:right|correct|true)|am\s+i\s+right"
-    r"|верно|правильно|так|это\s+так|对吗|是吗|对吧)\s*[?？]\s*$"
+    r"|(?:does|do)\s+(?:that|this)\s+(?:sound|seem)\s+(?:right|correct|about\s+right)|have\s+i\s+got\s+(?:that|it)\s+right"
+    r"|did\s+i\s+(?:get|miss)\s+anything|anything\s+i\s+(?:missed|got\s+wrong)"
+    r"|верно|правильно|так|это\s+так|всё\s+так|все\s+так|я\s+правильно\s+понял[аи]?|ничего\s+не\s+упустил[аи]?"
+    r"|对吗|是吗|对吧|是这样吗|没错吧)\s*[?？]\s*$"
 )
 
 
 def summary_sentence(question_text: str) -> str:
-    """The sentence a yes confirms: the asking one, or the one before a bare "Is that right?"."""
+    """The sentence a yes confirms: the asking one, or the one before a bare "Is that right?"; a
+    recap ("so just to recap: …", "Итак: …", "我总结一下：…") is confirmed whole, every sentence of it."""
     asked = last_question(question_text)
     if _BARE_TAG.match(fold_in_place(asked)):
         before = question_text.strip()[: question_text.strip().rfind(asked)].strip()
+        recap = _RECAP.search(before)
+        if recap and before[recap.end() :].strip():
+            return before[recap.end() :].strip()
         if before:
             return last_question(before)
     return asked
+
+
+def recaps(question_text: str) -> bool:
+    """The assistant's turn recaps what the user said and asks whether it is right."""
+    asked = last_question(question_text)
+    return bool(_BARE_TAG.match(fold_in_place(asked)) and _RECAP.search(question_text))
+
+
+_RECAP = rx(
+    r"\b(?:(?:just\s+)?to\s+recap|recap(?:ping)?|to\s+sum(?:mari[sz]e|\s+up)|let\s+me\s+(?:summari[sz]e|sum\s+up|recap)"
+    r"|(?:so\s+)?in\s+summary|summing\s+up|итак|подытож\w*|резюмиру\w*|суммирую)\b[\s,:—–-]*"
+    r"|(?:我)?(?:总结|确认|归纳)一下[\s，,：:]*"
+)
 
 
 # A question that presupposes the user's condition: "How's your asthma since…?", "Как ваш
@@ -1011,11 +1031,17 @@ def restated(question_text: str) -> str | None:
     low = fold_in_place(asked)
     if not _RESTATEMENT.search(low) and _ASKS_YES_NO.search(low):
         return None
-    if not re.search(r"\b(?:you|your|вы|вас|ваш)\b|您|你(?!们)", low):
-        return None
+    if not re.search(r"\b(?:you|your|вы|вас|ваш)\b|您|你(?!们)", low) and not _RECAP.search(question_text):
+        return None  # a recap needs no "you": "Итак: аллергия на бисептол. Принимаете Джес. Всё так?"
     text = _TAG.sub("", asked)
     for pattern, replacement in _SECOND_PERSON:
         text = pattern.sub(replacement, text)
+    if CJK.search(text) and "我" not in text and _RECAP.search(question_text):
+        # "总结一下：55岁女性，咳嗽十天。2型糖尿病八九年，服二甲双胍…": a Chinese recap says no one;
+        # each of its sentences is the user's ("我…")
+        text = "".join(
+            f"我{part}" if part.strip("。；; ") else part for part in re.split(r"(?<=[。；;])", text)
+        )
     return text if text.strip() else None
 
 
@@ -1719,6 +1745,7 @@ _NOT_AN_ALLERGY = rx(
 # the user has had without trouble, told after an allergy question, is what they tolerate.
 _TOLERATED_AFTER = rx(
     r"^[^。！？.!?]{0,12}?(?:打过|用过|吃过|输过|试过|打|用|吃)(?:了)?[^。！？.!?]{0,4}?(?:没事|没问题|没有?反应|不过敏)"
+    r"|^\s*(?:都|也|倒|就)?(?:没事|没问题|没有?反应|不过敏)"  # "吃别的抗生素没事"
     r"|^\W*(?:is|are|'s|was|were)\s+(?:totally\s+|always\s+been\s+)?(?:fine|ok|okay|no\s+problem)\b"
     r"|^[^.!?]{0,20}?\b(?:had|taken|took|take)\b[^.!?]{0,15}?\b(?:no\s+(?:problems?|issues?|reaction)|without\s+(?:any\s+)?"
     r"(?:problems?|issues?|reaction)|(?:just\s+)?fine)\b"
@@ -1741,6 +1768,8 @@ def said_not_an_allergy(draft: Draft, text: str) -> bool:
             return True
         clause = _clause_of(sentence.low, name)  # "a reaction to penicillin, amoxicillin I've taken fine"
         at = clause.find(name)
+        if _REACTED.search(_NO_ALLERGY_SAID.sub(" ", clause)):
+            continue  # "青霉素过敏，吃别的没事", "penicillin gave me hives, cephalexin is fine"
         if _TOLERATED_AFTER.search(clause[at + len(name) :]):
             return True
         around = _TOLERATED_AROUND.search(clause)  # "I've had penicillin before with no problems"
@@ -1749,6 +1778,10 @@ def said_not_an_allergy(draft: Draft, text: str) -> bool:
     return False
 
 
+_NO_ALLERGY_SAID = rx(r"(?:没有|没|不|无|\bno|\bnot|\bнет|\bбез)\s*(?:\w+\s+)?(?:过敏|allerg\w*|аллерги\w*)")
+_REACTED = rx(
+    r"allerg|аллерг|过敏|reaction|реакци|rash|hives|swell|сыпь|крапивниц|отек|отёк|疹|肿|痒|anaphyla|анафилак"
+)
 _TOLERATED_AROUND = rx(
     r"\b(?:had|taken|took|been\s+on|used)\b[^.!?]{0,40}?\b(?:with\s+)?(?:no\s+(?:problems?|issues?|reactions?)"
     r"|without\s+(?:any\s+)?(?:problems?|issues?|reactions?))\b"

@@ -569,6 +569,7 @@ _MED_CUES: list[tuple[re.Pattern[str], FactStatus | None]] = [
             rf"(?:正在|一直在|一直|还在|现在|目前|每天|天天|每日|每晚|每早|平时|经常|长期|坚持|按时|常年|开始|在|要)"
             rf"{_TAKE}|吃着|用着|服用|口服|注射|吸入|{_SWITCH_WORDS}|加(?:到|量|了)|减(?:到|量)"
             r"|增加到|调整到|调到|吃|喝(?![酒水茶])|(?<![作使费不])用(?!于|药)|打(?=[^，。]{0,4}胰岛素)"
+            r"|(?<![舒衣克佩说制信])服(?![务装从气])"  # "服二甲双胍500mg" (not 舒服, 衣服)
         ),
         _ACTIVE,
     ),
@@ -1462,9 +1463,9 @@ _DIAGNOSED = re.compile(
 # A symptom said only by its verb, as ended: "已经不拉了", "不吐了", "烧退了", "不咳了".
 _S_VERB_ENDED = re.compile(
     r"(?:已经|也|都|就|终于|现在)?(?:不(?:再)?|没(?:有)?再)(?P<verb>拉|泻|吐|烧|咳)(?:肚子)?了"
-    r"|(?P<verb2>烧)(?:已经|也)?退(?:下去)?了|退(?P<verb3>烧)了"
+    r"|(?P<verb2>烧)(?:已经|也)?退(?:下去)?了|退(?P<verb3>烧)了|(?:已|已经)退(?P<verb4>热|烧)|(?P<verb5>热)(?:已经|也)?退了"
 )
-_S_VERB_KEY = {"拉": "腹泻", "泻": "腹泻", "吐": "呕吐", "烧": "发烧", "咳": "咳嗽"}
+_S_VERB_KEY = {"拉": "腹泻", "泻": "腹泻", "吐": "呕吐", "烧": "发烧", "热": "发烧", "咳": "咳嗽"}
 # ... and as going on: "还在拉", "还是吐", "一直咳个不停", "咳了五天了", "吐了两次" (not "还在吐槽",
 # "还拉伸", "止咳")
 _S_VERB_STILL = re.compile(
@@ -1481,6 +1482,13 @@ _ONSET = re.compile(
 )
 
 
+def _burning_pain(s: Sentence, term: Term) -> bool:
+    """ "有点烧 有时候就是那种隐隐的疼": a pain told as burning, not a fever (烧 alone said of a pain)."""
+    if s.low[term.start : term.end] != "有点烧" or re.search(r"我|身上|发", s.low[: term.start]):
+        return False  # "我有点烧 头也疼": the user's fever
+    return bool(re.search(r"疼|痛|胀|烧灼|辣", s.low))
+
+
 def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
     if "过敏" in s.low:
         return []  # "对青霉素过敏，会起疹子": the rash is the reaction, an attribute of the allergy
@@ -1488,7 +1496,9 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
     table = [
         t
         for t in _terms(("symptom",), s)
-        if not any(t.inside(c) for c in conditions) and not _said_as_diagnosis(s, t, conditions)
+        if not any(t.inside(c) for c in conditions)
+        and not _said_as_diagnosis(s, t, conditions)
+        and not _burning_pain(s, t)
     ]
     mentions: list[tuple[int, int, str, str]] = [(t.start, t.end, _hint(t), "") for t in table]
     if not _INJURY_WORDS.search(s.low):  # "扭伤了 脚踝肿得很高" after a sprain: the injury's sign
@@ -1770,6 +1780,7 @@ _WEIGHT_CHANGE = re.compile(r"(?:减|瘦|胖|长|涨|增加|掉|重|少|多|降|
 _SEX = [
     re.compile(r"(?:我是|本人)(?:一[个名位])?(?P<sex>女|男)(?:的|生|性|士|人|孩子?)"),
     re.compile(r"性别[:：\s]*(?:是)?(?P<sex>女|男)"),
+    re.compile(r"\d{1,3}\s*岁(?:的)?(?P<sex>女|男)(?:性|士|生)"),  # "55岁女性"
 ]
 _SEX_ALONE = re.compile(r"(?:我是)?(?P<sex>女|男)(?:性|的)?")
 _CITIES = (

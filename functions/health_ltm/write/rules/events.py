@@ -365,7 +365,7 @@ def _injuries(s: Sentence, ctx: Context, taken: list[tuple[int, int]] | None = N
                     mentions.append((x, y, listed_site))
                     listed[x] = (f"{s.text[kind.start : kind.end]} {s.text[x:y]}", part, lead)
     cjk = bool(CJK.search(s.text))
-    for a, b, site in sorted(mentions):
+    for a, b, site in sorted(mentions, key=lambda m: (m[0], m[1])):  # a site may be None
         if any(x < b and a < y for x, y in taken or ()):
             continue  # a torn structure read above ("порвал связки колена": the ACL)
         if b - a > 50 or (_zh_not_the_users(s, a, b) if cjk else _not_the_users(s, a, b)):

@@ -20,7 +20,7 @@ from ...domain.models import Assertion, AssertionKind, EvidenceKind, Experiencer
 from ...domain.sections import FactStatus, Section
 from ...domain.text import CJK, fold_in_place
 from ...ports import Clock
-from ..dialogue import AnswerShape, affirms, answer_shape, question_of
+from ..dialogue import AnswerShape, affirms, answer_shape, leads_with_yes, question_of
 from ..normalize import find_terms, kinds_for, normalize_name, word_set
 from . import (
     allergies,
@@ -180,6 +180,8 @@ class RuleExtractor:
                     confirmed = (
                         self._restatement(question.text, message.text, ctx, rules, wanted)
                         if affirms(message.text)
+                        # "yep. oh, it was my legs as well": a recap confirmed, with an addition
+                        or (leads_with_yes(message.text) and answers.recaps(question.text))
                         else []
                     )
                     statement = None if confirmed else answers.presupposed(question.text, message.text)
@@ -194,6 +196,7 @@ class RuleExtractor:
                             _PRESUPPOSABLE,
                             EvidenceKind.ANSWER_TO_QUESTION,  # an answer, not a yes to a summary
                         )
+                    confirmed = _confirmed_allergens_are_not_drugs(confirmed)
                     out += [a for a in confirmed if a.section not in said]
             if index and messages[index - 1].role is Role.USER:  # "just levothyroxin" / "75mcg every morning"
                 named = {
@@ -407,6 +410,25 @@ def _allergens_are_not_drugs(
         x
         for x in drafts
         if not (x[0].section is Section.MEDICATIONS and x[0].name and x[0].identity()[1] in allergens)
+    ]
+
+
+def _confirmed_allergens_are_not_drugs(confirmed: list[Assertion]) -> list[Assertion]:
+    """A recap confirmed with a yes ("you're on microgynon, and you're allergic to trimethoprim"):
+    the drug it says the user is allergic to is not one they take."""
+    allergens = {
+        normalize_name(Section.MEDICATIONS, a.name, None).key
+        for a in confirmed
+        if a.section is Section.ALLERGIES and a.status is FactStatus.PRESENT and a.name
+    }
+    return [
+        a
+        for a in confirmed
+        if not (
+            a.section is Section.MEDICATIONS
+            and a.name
+            and normalize_name(Section.MEDICATIONS, a.name, a.normalized_hint).key in allergens
+        )
     ]
 
 
