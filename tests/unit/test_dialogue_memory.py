@@ -3494,3 +3494,39 @@ def test_a_burning_pain_told_with_a_bit_of_burning_is_no_fever(talk):
 def test_an_allergy_beside_a_drug_tolerated_stays(talk, answer, allergen):
     talk.say((A, "Any drug allergies?"), (U, answer))
     assert talk.keys(Section.ALLERGIES) == {allergen}
+
+
+@pytest.mark.parametrize(
+    ("said", "drug", "reaction"),
+    [
+        (
+            "last time they gave me cefalexin and i came out in this horrible rash all over my legs",
+            "cefalexin",
+            "rash",
+        ),
+        ("I took doxycycline and broke out in hives", "doxycycline", "hives"),
+        ("после цефтриаксона меня всю обсыпало", "ceftriaxone", "rash"),
+        ("吃了头孢起了一身疹子", "cephalosporins", "rash"),
+    ],
+)
+def test_a_drug_reacted_to_told_as_what_happened_is_an_allergy_not_a_rash_now(talk, said, drug, reaction):
+    """Found in the tenth blind set: "they gave me trimethoprim and i came out in this horrible rash"
+    stored a rash the user has now and no allergy."""
+    talk.say((U, said))
+    assert talk.fact(Section.ALLERGIES, drug).attributes["reaction"] == reaction
+    assert not talk.keys(Section.SYMPTOMS)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my son took amoxicillin and broke out in hives",
+        "if I take penicillin will I get a rash?",
+        "I've been taking lisinopril and I have a rash on my back",
+        "it really burns when i wee",
+    ],
+)
+def test_no_allergy_from_someone_else_a_question_a_rash_beside_a_drug_or_a_burning_pain(talk, said):
+    talk.say((U, said))
+    assert not talk.keys(Section.ALLERGIES)
+    assert not talk.keys(Section.INJURIES)

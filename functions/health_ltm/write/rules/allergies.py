@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ...domain.models import AssertionKind
 from ...domain.sections import FactStatus, Section
+from ...domain.text import CJK
 from ..normalize import find_terms, kinds_for, normalize_name
+from .chinese import _reaction as zh_reaction
 from .objects import enumeration
 from .text import (
     RELATIVE,
@@ -194,7 +196,53 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             Section.ALLERGIES, s.evidence(*fine.span()), status=FactStatus.ABSENT, refers_to_focus=True
         )
         return [reference, *(d for d in _extract(s) if d.span[1] <= fine.start())]
-    return [d for d in _extract(s) if not _remedy_carried(s, d)]
+    drafts = [d for d in _extract(s) if not _remedy_carried(s, d)]
+    return drafts or _drug_reacted_to(s)
+
+
+# A drug the user reacted to, told as what happened ("they gave me trimethoprim and i came out in a
+# rash", "amoxicillin gave me hives", "после амоксиклава всю обсыпало", "吃了阿莫西林起了一身疹子"): an
+# allergy with its reaction, as a clinician charts it; the rash was the drug's, not a complaint now.
+DRUG_REACTION = rx(
+    r"\b(?:came|come|comes|broke|break|breaks)\s+(?:out|up)\s+in\b"
+    r"|\b(?:gives?|gave|giving)\s+me\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:rash|hives|welts|swelling|anaphyla\w*)"
+    r"|\b(?:got|get|developed|had)\s+(?:an?\s+|this\s+|these\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:rash|hives|welts|anaphyla\w*)\b"
+    r"|\b(?:обсыпал\w*|высыпал\w*|вылезл\w*\s+(?:сыпь|крапивниц\w*)|появил\w*\s+(?:сыпь|крапивниц\w*)"
+    r"|был[аио]?\s+(?:сильн\w+\s+)?(?:сыпь|крапивниц\w*|отек|отёк)|пошл[аи]\s+(?:сыпь|пятн\w*))"
+    r"|起了?(?:一身|满身|全身)?(?:的)?(?:红)?(?:疹子|疹|荨麻疹|风团)|(?:出|长)了?(?:一身|满身|全身)?(?:的)?(?:红)?疹"
+)
+
+
+def _drug_reacted_to(s: Sentence) -> list[Draft]:
+    reaction = DRUG_REACTION.search(s.low)
+    if reaction is None or negated(s, reaction.start(), reaction.end()) or hypothetical(s, reaction.start()):
+        return []
+    drugs = [  # a drug, or a drug class the allergen table holds ("头孢", "sulfa")
+        t
+        for t in find_terms(("drug", "allergen"), s.text)
+        if t.end <= reaction.start() and (t.entry.kind == "drug" or t.entry.extra.get("type") == "drug")
+    ]
+    if (
+        not drugs
+        or third_party_before(s, drugs[-1].start)
+        or RELATIVE.search(s.low)
+        or THIRD_PARTY.search(s.low)
+    ):
+        return []
+    drug = drugs[-1]
+    if reaction.start() - drug.end > 60:
+        return []
+    how = zh_reaction if CJK.search(s.text) else _reaction
+    return [
+        Draft(
+            Section.ALLERGIES,
+            s.evidence(drug.start, reaction.end()),
+            name=s.text[drug.start : drug.end],
+            hint=normalize_name(Section.ALLERGIES, s.text[drug.start : drug.end]).name_normalized,
+            status=FactStatus.PRESENT,
+            attributes={**how(s.low[reaction.start() :]), "allergen_type": "drug"},
+        )
+    ]
 
 
 # "allergic to bees, carry an epipen", "на орехи, ношу с собой эпипен": the drug against the

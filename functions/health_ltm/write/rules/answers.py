@@ -146,7 +146,7 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
     (
         Section.DEMOGRAPHICS,
         "birth_year",
-        rx(r"how\s+old|your\s+age|^\W*age\b|сколько\s+вам\s+лет|возраст|多大|几岁|年龄"),
+        rx(r"how\s+old|your\s+age|^\W*age\b|сколько\s+вам\s+(?:полных\s+)?лет|возраст|多大|几岁|年龄"),
     ),
     # "Ваш год рождения?", "What year were you born?": the answer is a year, "94й" or "88" as well
     # as "1994", never an age

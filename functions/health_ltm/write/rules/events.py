@@ -342,6 +342,9 @@ _ORGAN_OPERATED = rx(
 )
 
 
+_BURNS_AS_A_VERB = rx(r"burn(?:s|ing)?\s+(?:when|to|on|during|after|if|while|like|a\s+lot|so)\b")
+
+
 def _injuries(s: Sentence, ctx: Context, taken: list[tuple[int, int]] | None = None) -> list[Draft]:
     drafts, seen = [], set()
     mentions: list[tuple[int, int, str | None]] = [
@@ -370,6 +373,8 @@ def _injuries(s: Sentence, ctx: Context, taken: list[tuple[int, int]] | None = N
             continue  # a torn structure read above ("порвал связки колена": the ACL)
         if b - a > 50 or (_zh_not_the_users(s, a, b) if cjk else _not_the_users(s, a, b)):
             continue
+        if _BURNS_AS_A_VERB.match(s.low, a):
+            continue  # "it really burns when i wee": a burning pain, no burn
         normalized = normalize_name(Section.INJURIES, s.text[a:b])
         if normalized.key in seen:
             continue

@@ -213,6 +213,7 @@ class RuleExtractor:
             if Section.ALLERGIES in asked:
                 drafts = _reactions_are_not_symptoms(drafts)
             drafts = _reaction_told_after(drafts)
+            drafts = _reaction_to_a_drug(drafts)
             drafts = _allergens_are_not_drugs(drafts)
             # after a question, "my dad too" has what the question asked, not what was said before it
             said_before = out if not asked else []
@@ -438,6 +439,31 @@ _WHEN_TAKEN = rx(
     r"\b(?:when|after|every\s+time|last\s+time|the\s+time)\s+i\s+(?:took|take|had|used|tried)\s+(?:it|them|that)\b"
     r"|\bот\s+(?:него|неё|нее|них)\b|\bпосле\s+(?:него|неё|нее|них|при[её]ма)\b|吃了(?:就|会|以后|之后|后)|打了(?:就|以后|之后|后)"
 )
+
+
+def _reaction_to_a_drug(
+    drafts: list[tuple[Draft, Sentence, bool, bool]],
+) -> list[tuple[Draft, Sentence, bool, bool]]:
+    """ "amoxicillin gave me hives", "吃了阿莫西林起了一身疹子": the hives are the allergy's reaction
+    (``allergies.DRUG_REACTION``), not a symptom the user has now."""
+    reacted = {
+        id(sentence)
+        for d, sentence, _, _ in drafts
+        if d.section is Section.ALLERGIES
+        and d.status is FactStatus.PRESENT
+        and allergies.DRUG_REACTION.search(sentence.low)
+    }
+    if not reacted:
+        return drafts
+    return [
+        x
+        for x in drafts
+        if not (
+            x[0].section is Section.SYMPTOMS
+            and id(x[1]) in reacted
+            and answers.is_reaction(x[1].text[slice(*x[0].span)])
+        )
+    ]
 
 
 def _reaction_told_after(
