@@ -3530,3 +3530,22 @@ def test_no_allergy_from_someone_else_a_question_a_rash_beside_a_drug_or_a_burni
     talk.say((U, said))
     assert not talk.keys(Section.ALLERGIES)
     assert not talk.keys(Section.INJURIES)
+
+
+@pytest.mark.parametrize(
+    ("question", "condition"),
+    [
+        ("It is also mentioned here that you have hyperlipidemia.", "high_cholesterol"),
+        ("Your records say you have G E R D.", "gerd"),
+    ],
+)
+def test_what_the_chart_says_put_to_the_patient_and_confirmed_is_theirs(talk, question, condition):
+    """Found reading MTS-Dialog's training file: "It is also mentioned here that you have
+    hyperlipidemia." / "Yes." kept nothing; "C O P D" spelled out was no disease."""
+    talk.say((A, question), (U, "Yes."))
+    assert talk.fact(Section.CHRONIC_CONDITIONS, condition).status is FactStatus.PRESENT
+
+
+def test_an_acronym_spelled_out_letter_by_letter_is_the_disease(talk):
+    talk.say((A, "Any medical conditions?"), (U, "Yeah, I have asthma, and C O P D."))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == {"asthma", "copd"}

@@ -46,7 +46,10 @@ _ASKS_WITHOUT_MARK = re.compile(
     # what the clinician sees in the chart, put to the patient: "Hm, you also have hypertension and
     # diabetes.", "I see you've had a hysterectomy", "Вижу, у вас гипертония"
     r"|^(?:(?:hm+|ok(?:ay)?|so|and|also|alright)[,.]?\s+)*(?:(?:as\s+per|according\s+to|looking\s+at)\s+"
-    r"(?:your\s+)?(?:chart|records?|notes?|file)[,\s]+)?(?:i\s+see\s+(?:here\s+)?(?:that\s+)?|it\s+says\s+)?"
+    r"(?:your\s+)?(?:chart|records?|notes?|file)[,\s]+)?(?:i\s+see\s+(?:here\s+)?(?:that\s+)?|it\s+says\s+(?:here\s+)?(?:that\s+)?"
+    # "It is also mentioned here that you have hyperlipidemia", "Your records say you had a …"
+    r"|it\s+(?:is|'s)\s+(?:also\s+)?(?:mentioned|noted|written|documented)\s+(?:here\s+)?(?:in\s+\w+\s+)?(?:that\s+)?"
+    r"|your\s+(?:chart|records?|notes?|file|history)\s+(?:also\s+)?(?:says?|shows?|mentions?|states?)\s+(?:that\s+)?)?"
     r"you(?:'ve|\s+have)?\s+(?:also\s+|still\s+)?(?:have|had|take|are\s+on|'re\s+on|been\s+on)\b"
     r"|^(?:вижу|смотрю)[,\s]+(?:что\s+)?у\s+вас\b"
     # a short turn of habits asked by the verb alone: "Курите, выпиваете", "Спортом занимаетесь"
