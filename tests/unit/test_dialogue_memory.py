@@ -3549,3 +3549,51 @@ def test_what_the_chart_says_put_to_the_patient_and_confirmed_is_theirs(talk, qu
 def test_an_acronym_spelled_out_letter_by_letter_is_the_disease(talk):
     talk.say((A, "Any medical conditions?"), (U, "Yeah, I have asthma, and C O P D."))
     assert talk.keys(Section.CHRONIC_CONDITIONS) == {"asthma", "copd"}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "keys"),
+    [
+        ("Where is your pain located?", "It's in my lower back, and then into my butt.", {"back_pain"}),
+        ("Где болит?", "в пояснице и колено", {"back_pain", "knee_pain"}),
+        ("哪里疼？", "腰 还有膝盖", {"back_pain", "knee_pain"}),
+    ],
+)
+def test_where_it_hurts_answered_with_a_site_is_that_sites_pain(talk, question, answer, keys):
+    """Found reading MTS-Dialog's training file: "Where is your pain located?" / "It's in my right
+    lower back" kept no pain at all."""
+    talk.say((A, question), (U, answer))
+    assert talk.keys(Section.SYMPTOMS) == keys
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Have you ever had any miscarriages prior to having your daughter?", "I had one early miscarriage"),
+        ("Did you have any problems during your pregnancy with your son?", "I had gestational diabetes"),
+    ],
+)
+def test_a_relative_named_as_a_circumstance_leaves_the_answer_the_users(talk, question, answer):
+    """Found reading MTS-Dialog's training file: the user's own miscarriage, asked "prior to having
+    your daughter", was stored as the daughter's family history."""
+    talk.say((A, question), (U, answer))
+    assert not talk.keys(Section.FAMILY_HISTORY)
+    assert talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+@pytest.mark.parametrize(
+    ("answer", "sex"), [("I'm an African American woman.", "female"), ("I'm a guy", "male")]
+)
+def test_the_sex_said_after_who_the_user_is(talk, answer, sex):
+    talk.say((A, "Which race, and gender do you identify with?"), (U, answer))
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == sex
+
+
+def test_no_sex_is_guessed_from_a_gender_identity(talk):
+    talk.say((A, "Gender?"), (U, "I'm a trans woman"))
+    assert "sex" not in talk.keys(Section.DEMOGRAPHICS)
+
+
+def test_a_burning_pain_asked_where_it_hurts_is_no_fever(talk):
+    talk.say((A, "具体哪个位置疼？是什么样的疼？"), (U, "就心口这块 说不好 有点烧 有时候隐隐的疼"))
+    assert "fever" not in talk.keys(Section.SYMPTOMS)

@@ -168,6 +168,16 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         "weight_kg",
         rx(r"\bweigh(?:t|s)?\b|\bhow\s+heavy\b|\bвес\b|\bвесите\b|\bсколько\s+весите|体重|多重"),
     ),
+    # "Where is your pain located?", "Где болит?", "哪里疼？": the answer's body site is where it hurts
+    (
+        Section.SYMPTOMS,
+        "pain_site",
+        rx(
+            r"\bwhere\s+(?:is|does|do|exactly)\s+(?:\w+\s+){0,2}?(?:pain|hurt|ache)\w*|\bwhere\s+does\s+it\s+hurt"
+            r"|\bгде\s+(?:именно\s+|у\s+вас\s+)?(?:болит|боль)|\bчто\s+(?:именно\s+)?болит"
+            r"|哪里疼|哪儿疼|哪里痛|哪儿痛|(?:什么|哪个)(?:部位|位置)(?:疼|痛)"
+        ),
+    ),
     (
         Section.SYMPTOMS,
         None,
@@ -494,6 +504,15 @@ _ASKS_BOTH = rx(
 )
 
 
+# A question to the user that names a relative only as a circumstance ("Have you had any miscarriages
+# prior to having your daughter?", "Did you have problems during your pregnancy with your son?")
+_ASKS_YOU = rx(r"\b(?:have|did|do|were|are|had)\s+you\b")
+_RELATIVE_AS_CIRCUMSTANCE = rx(
+    r"\b(?:prior\s+to|before|after|since|during|while|with|having|when\s+you\s+had|pregnan\w*\s+with)"
+    r"\s+(?:having\s+|carrying\s+|delivering\s+)?(?:your|the)\s+\w+$"
+)
+
+
 def _read_question(text: str, about_the_user: bool = False) -> Question:
     asked = last_question(text)
     low = fold_in_place(asked)
@@ -503,6 +522,12 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         asked, partial=bool(_PARTIAL.search(narrowing)), restatement=bool(_RESTATEMENT.search(low))
     )
     relative_match = None if about_the_user else RELATIVE.search(low)
+    if (
+        relative_match
+        and _ASKS_YOU.search(low)
+        and _RELATIVE_AS_CIRCUMSTANCE.search(low, 0, relative_match.end())
+    ):
+        relative_match = None  # "Any miscarriages prior to having your daughter?": the user's own
     relative = RELATIVE_BY_WORD.get(relative_match.group(0)) if relative_match else None
     if relative is None and not about_the_user and CJK.search(asked):
         relative = zh_relative(asked)  # "您母亲确诊的时候大概多大年纪": her age, not the user's
@@ -1703,6 +1728,8 @@ def _content(
             drafts += _coffee_answer(answer)
         elif subject.slot == "sleep":
             drafts += _sleep_answer(answer)
+        elif subject.slot == "pain_site":
+            drafts += _pain_where(answer)
         elif subject.slot == "birth_year":
             drafts += _age(answer, ctx)
         elif subject.slot == _YEAR_OF_BIRTH:
@@ -2190,6 +2217,28 @@ def _coffee_answer(answer: str) -> list[Draft]:
     if value is None:
         return []
     return [_habit_draft("coffee", answer, status, value)]
+
+
+def _pain_where(answer: str) -> list[Draft]:
+    """ "Where is your pain?" / "It's in my right lower back": the pain of the site said (the
+    table's site pains only: "back pain", "headache", "knee pain")."""
+    drafts: list[Draft] = []
+    for site in find_terms(("body_site",), answer):
+        key = site.entry.extra.get("symptom") or f"{site.entry.key}_pain"
+        pain = next(iter(find_terms(("symptom",), key.replace("_", " "))), None)
+        if pain is None or pain.entry.key != key or any(d.hint == pain.entry.name("en") for d in drafts):
+            continue
+        drafts.append(
+            _draft(
+                Section.SYMPTOMS,
+                answer,
+                name=pain.entry.name("en"),
+                hint=pain.entry.name("en"),
+                status=FactStatus.PRESENT,
+                attributes={"body_site": site.entry.key},
+            )
+        )
+    return drafts
 
 
 _SLEEP_NUMBER = rx(

@@ -1484,9 +1484,21 @@ _ONSET = re.compile(
 
 def _burning_pain(s: Sentence, term: Term) -> bool:
     """ "有点烧 有时候就是那种隐隐的疼": a pain told as burning, not a fever (烧 alone said of a pain)."""
-    if s.low[term.start : term.end] != "有点烧" or re.search(r"我|身上|发", s.low[: term.start]):
+    return _burning_at(s, term.start, term.end)
+
+
+def _burning_at(s: Sentence, start: int, end: int) -> bool:
+    if s.low[start:end] != "有点烧" or re.search(r"我|身上|发", s.low[:start]):
         return False  # "我有点烧 头也疼": the user's fever
     return bool(re.search(r"疼|痛|胀|烧灼|辣", s.low))
+
+
+def burning_said_of_a_pain(s: Sentence, draft: Draft) -> bool:
+    """The other rules' reading of "有点烧" in a sentence that tells of a pain (see ``_burning_pain``)."""
+    if draft.section is not Section.SYMPTOMS or not draft.name:
+        return False
+    at = s.low.find(draft.name)
+    return at >= 0 and _burning_at(s, at, at + len(draft.name))
 
 
 def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:

@@ -335,13 +335,20 @@ _SEX_QUESTION = rx(
 )
 _SEX_ANSWER = [
     (
-        rx(r"^\W*(?:female|woman|f|a\s+woman|женский|женщина|ж|жен|女|女的|女性)\b|^\W*(?:女|女的|女性)"),
+        rx(
+            r"^\W*(?:female|woman|lady|f|a\s+woman|женский|женщина|ж|жен|女|女的|女性)\b|^\W*(?:女|女的|女性)"
+        ),
         "female",
     ),
-    (rx(r"^\W*(?:male|man|m|a\s+man|мужской|мужчина|м|муж|男|男的|男性)\b|^\W*(?:男|男的|男性)"), "male"),
+    (rx(r"^\W*(?:male|man|guy|m|a\s+man|мужской|мужчина|м|муж|男|男的|男性)\b|^\W*(?:男|男的|男性)"), "male"),
 ]
 
 
+# "I'm an African American woman": the sex after who the user says they are (not "a trans woman":
+# gender identity is not the sex a dose is checked against, and no guess is made)
+_I_AM = re.compile(
+    r"\W*(?:i'?m|i\s+am|я)\s+(?:an?\s+)?(?:(?!trans)[a-z-]+\s+){0,3}?(?=(?:woman|female|man|male|lady|guy)\b)"
+)
 _AGE_FIRST = re.compile(r"\s*\d{1,3}\s*(?:岁|лет|года?|years?(?:\s+old)?|yo|y/o)?\s*[,，、/]?\s*")
 
 
@@ -351,7 +358,7 @@ def sex_answer(question_text: str, answer: str) -> list[Draft]:
     if not _SEX_QUESTION.search(question_text.casefold()):
         return []
     low = answer.casefold().replace("ё", "е")
-    lead = _AGE_FIRST.match(low)  # "年龄和性别" / "38 女", "age and sex?" / "41, female"
+    lead = _AGE_FIRST.match(low) or _I_AM.match(low)  # "38 女", "41, female", "I'm an African American woman"
     at = lead.end() if lead else 0
     for pattern, value in _SEX_ANSWER:
         m = pattern.match(low[at:])

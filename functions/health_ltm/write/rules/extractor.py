@@ -774,7 +774,12 @@ def _chinese_reads_chinese(sentence: Sentence, found: list[tuple[object, Draft]]
     if not CJK.search(sentence.text):
         return [d for _, d in found]
     zh = {d.identity(): d.status for rule, d in found if rule is chinese}
-    return [d for rule, d in found if rule is chinese or zh.get(d.identity(), d.status) == d.status]
+    return [
+        d
+        for rule, d in found
+        if rule is chinese
+        or (zh.get(d.identity(), d.status) == d.status and not chinese.burning_said_of_a_pain(sentence, d))
+    ]
 
 
 def _not_taken_back(answered: list[Draft], text: str) -> list[Draft]:
