@@ -3597,3 +3597,29 @@ def test_no_sex_is_guessed_from_a_gender_identity(talk):
 def test_a_burning_pain_asked_where_it_hurts_is_no_fever(talk):
     talk.say((A, "具体哪个位置疼？是什么样的疼？"), (U, "就心口这块 说不好 有点烧 有时候隐隐的疼"))
     assert "fever" not in talk.keys(Section.SYMPTOMS)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "city"),
+    [
+        ("您现在在哪个城市？方便以后推荐就近医院。", "成都", "成都"),
+        ("What city do you live in?", "Chengdu", "Chengdu"),
+        ("В каком городе вы живёте?", "в Казани", "Казань"),
+    ],
+)
+def test_the_city_answered_to_a_city_question(talk, question, answer, city):
+    """Found in the tenth blind set: "您现在在哪个城市？" / "成都" kept no city."""
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.DEMOGRAPHICS, "city").attributes["city"] == city
+
+
+def test_no_city_from_an_answer_that_names_none(talk):
+    talk.say((A, "Where do you live?"), (U, "with my parents"))
+    assert "city" not in talk.keys(Section.DEMOGRAPHICS)
+
+
+def test_the_drugs_for_one_condition_asked_in_chinese(talk):
+    talk.say((A, "血脂的药呢？"), (U, "阿托伐他汀 晚上一粒"))
+    assert talk.keys(Section.MEDICATIONS) == {"atorvastatin"}
+    talk.say((A, "血压的药呢？"), (U, "没吃"), session="s2")
+    assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT

@@ -28,9 +28,11 @@ from ..normalize import Term, find_terms, kinds_for, normalize_name, word_set
 from .allergies import REMEDY_TAKEN
 from .allergies import _reaction as allergy_reaction
 from .chinese import ZH_HE_SHE, zh_dose, zh_number, zh_relative, zh_relatives, zh_sleep_hours
+from .chinese import _city as zh_city
 from .chinese import _med_details as zh_med_details
 from .chinese import _reaction as zh_reaction
 from .chinese import _who as zh_who
+from .cities import city_nominative
 from .conditions import (
     STILL_HAVE,
     chronic_form,
@@ -41,6 +43,7 @@ from .conditions import (
     visit_before,
 )
 from .dates import find_date, parse_number
+from .demographics import _city as demographics_city
 from .events import SITE_FINE, event_date
 from .lifestyle import HABIT_REDUCED, coffee_value, sleep_value
 from .medication_details import DOSE, ROUTES, _dose_match, details
@@ -90,6 +93,7 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
             r"|\b(?:take|taking)\s+(?:any|anything)|\b(?:use|take|using|taking)\s+for\s+(?:it|that|this|them)\b"
             r"|\bчем\s+(?:лечите|лечитесь|снимаете)|\bчто\s+(?:принимаете|пьете|пьёте)\b|лекарств|препарат|таблет|принимаете|пьёте\s+что|пьете\s+что"
             r"|какие-то\s+средства|吃药|用药|服用|什么药|药物|在吃|用的药|吃的药"
+            r"|的药(?:呢|吗)|药呢"  # "血脂的药呢？"
             # "Anything else you take?", "Which inhaler?", "还用什么喷剂？"
             r"|\banything\s+else\s+(?:that\s+)?(?:you\s+|do\s+you\s+)?(?:take|use)\b|\bwhat\s+else\s+do\s+you\s+(?:take|use)\b"
             r"|\binhalers?\b|\bingalers?\b|ингалятор|吸入剂|喷剂|喷雾剂"
@@ -168,6 +172,16 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         "weight_kg",
         rx(r"\bweigh(?:t|s)?\b|\bhow\s+heavy\b|\bвес\b|\bвесите\b|\bсколько\s+весите|体重|多重"),
     ),
+    # "What city do you live in?", "В каком городе вы живёте?", "您现在在哪个城市？": the answer names it
+    (
+        Section.DEMOGRAPHICS,
+        "city",
+        rx(
+            r"\b(?:which|what)\s+(?:city|town)\b|\bwhere\s+(?:do\s+you\s+live|are\s+you\s+(?:based|from|living))"
+            r"|\bв\s+каком\s+городе\b|\bгде\s+(?:вы\s+)?(?:живете|живёте|проживаете)\b|\bиз\s+какого\s+города\b"
+            r"|哪个城市|哪座城市|什么城市|住在哪|在哪(?:里|儿)?(?:生活|住|工作)"
+        ),
+    ),
     # "Where is your pain located?", "Где болит?", "哪里疼？": the answer's body site is where it hurts
     (
         Section.SYMPTOMS,
@@ -216,6 +230,7 @@ _PARTIAL = rx(
     r"\b(?<!old\sor\s)(?:new|recent(?:ly)?|other|else|changes?|additional|more|lately|today|currently\s+new)\b"
     r"|\b(?:новы[ехй]|нов\w+|друг\w+|ещё|еще|кроме|недавно|сейчас\s+новы)\b|其他|别的|新的|最近|还有"
     r"|\bbefore\s+(?:this|that|the|it)\b|\bprior\s+to\b|\bдо\s+(?:этого|этой|того)\b|之前"
+    r"|[\u4e00-\u9fff]{2,4}的药(?:呢|吗)"  # "血压的药呢？" / "没吃": no drug for that, not none at all
 )
 _BEFORE = rx(r"\bbefore\s+(?:this|that|the|it)\b|\bprior\s+to\b|\bдо\s+(?:этого|этой|того)\b|之前")
 # "pins and needles as a result of this back pain?": the back pain is presupposed, not asked about.
@@ -1730,6 +1745,8 @@ def _content(
             drafts += _sleep_answer(answer)
         elif subject.slot == "pain_site":
             drafts += _pain_where(answer)
+        elif subject.slot == "city":
+            drafts += _city_answer(answer)
         elif subject.slot == "birth_year":
             drafts += _age(answer, ctx)
         elif subject.slot == _YEAR_OF_BIRTH:
@@ -2217,6 +2234,38 @@ def _coffee_answer(answer: str) -> list[Draft]:
     if value is None:
         return []
     return [_habit_draft("coffee", answer, status, value)]
+
+
+def _city_answer(answer: str) -> list[Draft]:
+    """ "What city do you live in?" / "Chengdu", "成都", "в Казани", "Казань": the city, read as the
+    user's own statement of where they live (a word that is no city names none)."""
+    if len(answer.split()) > 4 and not CJK.search(answer):
+        return []
+    if CJK.search(answer):
+        said = f"我在{answer.strip()}"
+    elif re.search(r"[а-яё]", answer, re.IGNORECASE):
+        if not re.match(r"\W*(?:в|во)\s", answer, re.IGNORECASE):  # "Казань": the name alone
+            city = city_nominative(answer.strip(" .!"), "loc")
+            return [_city_draft(answer, city)] if city else []
+        said = f"я живу {answer.strip()}"
+    else:
+        said = f"I live in {answer.strip()}"
+    for sentence in split_sentences(said):
+        draft = zh_city(sentence) if CJK.search(said) else demographics_city(sentence)
+        if draft is not None:
+            return [_city_draft(answer, draft.attributes["city"])]
+    return []
+
+
+def _city_draft(answer: str, city: str) -> Draft:
+    return _draft(
+        Section.DEMOGRAPHICS,
+        answer,
+        name=city,
+        hint="city",
+        status=FactStatus.PRESENT,
+        attributes={"city": city},
+    )
 
 
 def _pain_where(answer: str) -> list[Draft]:
