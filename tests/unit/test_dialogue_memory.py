@@ -3623,3 +3623,41 @@ def test_the_drugs_for_one_condition_asked_in_chinese(talk):
     assert talk.keys(Section.MEDICATIONS) == {"atorvastatin"}
     talk.say((A, "血压的药呢？"), (U, "没吃"), session="s2")
     assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    ("order", "reply", "prescribed", "stopped"),
+    [
+        (
+            "i'd like you to stop the ibuprofen completely, and i'm going to start you on omeprazole, "
+            "20 milligrams once a day.",
+            "okay. how long do i take the omeprazole for?",
+            "omeprazole",
+            "ibuprofen",
+        ),
+        ("Назначу вам пантопразол 40 мг утром.", "хорошо", "pantoprazole", None),
+        ("布洛芬先停掉，我给你开点奥美拉唑。", "好的", "omeprazole", "ibuprofen"),
+    ],
+)
+def test_a_clinicians_order_the_user_takes_up_is_prescribed_or_stopped(
+    talk, order, reply, prescribed, stopped
+):
+    """Found in the tenth blind set: in a clinician–patient transcript, "i'm going to start you on
+    omeprazole…" / "okay" kept no new prescription (four of its tune half's eight transcripts)."""
+    talk.say((U, "i take ibuprofen for my back"), (A, order), (U, reply))
+    assert talk.fact(Section.MEDICATIONS, prescribed).status is FactStatus.PRESCRIBED
+    if stopped:
+        assert talk.fact(Section.MEDICATIONS, stopped).status is FactStatus.STOPPED
+
+
+@pytest.mark.parametrize(
+    ("advice", "reply"),
+    [
+        ("I'll prescribe you amoxicillin.", "I don't want antibiotics"),
+        ("You could try some ibuprofen for the pain.", "ok"),
+        ("可以先吃点布洛芬，多喝水", "好的"),
+    ],
+)
+def test_no_prescription_from_a_refusal_or_an_assistants_suggestion(talk, advice, reply):
+    talk.say((A, advice), (U, reply))
+    assert not talk.keys(Section.MEDICATIONS)

@@ -22,6 +22,7 @@ from ..domain.models import Message, Role
 from ..domain.text import IDEOGRAPHS, KANA, fold_in_place
 from .dialogue import question_of
 from .normalize import find_terms, is_known_term, word_set
+from .rules.followups import orders
 
 MIN_LETTERS = 6
 MAX_GLUE = 6
@@ -177,6 +178,10 @@ def _anchored(text: str) -> bool:
     return any(w.startswith(_HEALTH_STEMS) for w in words) or bool(find_terms(("drug",), text))
 
 
+def _orders_given(message: Message | None) -> bool:
+    return message is not None and message.role is Role.ASSISTANT and bool(orders(message.text))
+
+
 def _asks(message: Message | None) -> bool:
     return message is not None and message.role is Role.ASSISTANT and message.text.rstrip().endswith("?")
 
@@ -201,6 +206,8 @@ def filter_messages(
             reason != "numbers_only" or _ASKS_NUMBER.search(fold_in_place(question.text))
         ):
             reason = None  # an answer to the assistant's question: read it with the question
+        if reason in ("one_word", "too_few_letters") and _orders_given(previous):
+            reason = None  # "Назначу вам омепразол…" / "хорошо": the clinician's order taken up
         reasons.append(reason)
 
     glued_at: dict[int, tuple[Message, tuple[int, ...]]] = {}

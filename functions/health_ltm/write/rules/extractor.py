@@ -210,6 +210,11 @@ class RuleExtractor:
                     (d, whole, False, False)
                     for d in followups.dose_after_the_drug(message.text, [d for d, _, _, _ in drafts], drug)
                 ]
+            if index and messages[index - 1].role is Role.ASSISTANT:
+                # "i'm going to start you on omeprazole" / "okay": said or not as a question
+                whole = Sentence(message.text, fold_in_place(message.text), ())
+                orders = self._clinician_orders(messages[index - 1].text, message.text, ctx, rules, drafts)
+                drafts += [(d, whole, False, False) for d in orders]
             if Section.ALLERGIES in asked:
                 drafts = _reactions_are_not_symptoms(drafts)
             drafts = _reaction_told_after(drafts)
@@ -295,6 +300,29 @@ class RuleExtractor:
                     }
                 )
             )
+        return out
+
+    def _clinician_orders(
+        self, asked: str, answer: str, ctx: Context, rules: list, drafts: list
+    ) -> list[Draft]:
+        """A clinician's order the user takes up ("i'm going to start you on omeprazole, 20 mg once a
+        day" / "okay. how long do i take it for?", "先给您开氨溴索，一次一片" / "好嘞", "stop the
+        ibuprofen completely" / "okay"): the new drug is prescribed, the stopped one stopped, read
+        from the clinician's words as the user's own; a refusal or a question about it alone takes
+        nothing up."""
+        if not followups.takes_up(answer):
+            return []
+        said = {d.identity() for d, _, _, _ in drafts}
+        out: list[Draft] = []
+        for statement, status in followups.orders(asked):
+            read = self._read_message(Message(role=Role.USER, text=statement), ctx, rules).drafts
+            for draft, _, _, _ in read:
+                if draft.section is not Section.MEDICATIONS or not draft.name or draft.identity() in said:
+                    continue
+                draft.status = status
+                draft.span = (0, len(answer))
+                draft.context_evidence = asked
+                out.append(draft)
         return out
 
     def _read_message(self, message: Message, ctx: Context, rules: list) -> _MessageReading:

@@ -571,3 +571,68 @@ def dose_answer(question_text: str, answer: str, said: list[Draft]) -> list[Draf
     if terms:
         return []
     return [_answered(span, asked, attributes, None, None)]
+
+
+# --- a clinician's orders ---------------------------------------------------------------------
+# What a clinician says they prescribe or stop, in a transcript where the assistant is the doctor:
+# "i'm going to start you on omeprazole", "I'll prescribe amoxicillin", "назначу вам омепразол",
+# "先给您开氨溴索"; "stop the ibuprofen completely", "отмените ибупрофен", "布洛芬先停掉".
+_PRESCRIBES = rx(
+    r"\b(?:i'?m\s+going\s+to|i'?ll|i\s+will|let'?s|we'?ll|we\s+will|i'?d\s+like\s+to|i\s+want\s+to)\s+"
+    r"(?:start\s+you\s+on|put\s+you\s+on|prescribe(?:\s+you)?|give\s+you|get\s+you\s+(?:on|started\s+on)"
+    r"|send\s+(?:in\s+)?a\s+prescription\s+for)\s+"
+    r"|\bi'?m\s+(?:prescribing(?:\s+you)?|starting\s+you\s+on|putting\s+you\s+on)\s+"
+    r"|\b(?:назнач(?:у|им|аю)|выпиш(?:у|ем)|пропишу|начн[её]м|добавим|добавлю)\s+(?:вам\s+|тебе\s+)?"
+    r"|(?:给(?:您|你)(?:再)?开(?:个|点|了|一个|一些)?|(?:我|先)(?:再)?开(?:个|点|一个|一些))"
+)
+_STOPS = rx(
+    r"\b(?:i'?d\s+like\s+you\s+to|i\s+want\s+you\s+to|please|you\s+should|you\s+need\s+to|let'?s)\s+"
+    r"(?:stop|discontinue|quit|come\s+off)\s+(?:taking\s+)?(?:the\s+|your\s+)?"
+    r"|\b(?:отмени(?:те|м)|прекратите|перестаньте\s+(?:пить|принимать)|не\s+принимайте)\s+"
+)
+_ZH_STOPS = re.compile(
+    r"(?P<drug>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:先|就|可以)?(?:停掉|停了吧|先停|停用|别再(?:用|吃)了?|不要再(?:用|吃)了?)"
+)
+_ORDER_END = re.compile(r"[.!?;。！？；]")
+_TAKES_UP = rx(
+    r"^\W*(?:ok(?:ay)?|sure|sounds\s+good|great|thanks?|thank\s+you|alright|all\s+right|will\s+do|got\s+it|perfect"
+    r"|brilliant|yes|yeah|yep|fine|хорошо|ладно|понятно|спасибо|договорились|ок|да|好的?|好嘞|行|嗯|谢谢|明白|知道了)\b"
+    r"|^\W*(?:好的?|好嘞|行|嗯|谢谢|明白|知道了)"
+)
+_REFUSES = rx(
+    r"\b(?:don'?t\s+want|rather\s+not|not\s+taking|won'?t\s+take|не\s+хочу|не\s+буду)\b|不想|(?<!要)不要|不吃"
+)
+
+
+def takes_up(answer: str) -> bool:
+    """The user's reply takes up what the clinician said ("okay. how long do i take it for?", "好嘞")."""
+    low = fold_in_place(answer)
+    return bool(_TAKES_UP.search(low)) and not _REFUSES.search(low)
+
+
+def orders(asked: str) -> list[tuple[str, FactStatus]]:
+    """The clinician's orders in ``asked``, each as the user's own statement to read, with the status
+    it gives the drug: prescribed ("the doctor prescribed me omeprazole, 20 mg once a day") or
+    stopped ("I stopped the ibuprofen")."""
+    low = fold_in_place(asked)
+    out: list[tuple[str, FactStatus]] = []
+    for m in _PRESCRIBES.finditer(low):
+        end = _ORDER_END.search(asked, m.end())
+        clause = asked[m.end() : end.start() if end else len(asked)].strip()
+        if not clause:
+            continue
+        if CJK.search(clause):
+            out.append((f"医生给我开了{clause}", FactStatus.PRESCRIBED))
+        elif re.search(r"[а-яё]", clause, re.IGNORECASE):
+            out.append((f"врач назначил мне {clause}", FactStatus.PRESCRIBED))
+        else:
+            out.append((f"the doctor prescribed me {clause}", FactStatus.PRESCRIBED))
+    for m in _STOPS.finditer(low):
+        end = _ORDER_END.search(asked, m.end())
+        clause = asked[m.end() : end.start() if end else len(asked)].strip()
+        if clause:
+            ru = re.search(r"[а-яё]", clause, re.IGNORECASE)
+            out.append(((f"я бросил {clause}" if ru else f"I stopped the {clause}"), FactStatus.STOPPED))
+    for m in _ZH_STOPS.finditer(asked):
+        out.append((f"我停了{m.group('drug')}", FactStatus.STOPPED))
+    return out
