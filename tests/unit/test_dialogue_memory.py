@@ -3661,3 +3661,29 @@ def test_a_clinicians_order_the_user_takes_up_is_prescribed_or_stopped(
 def test_no_prescription_from_a_refusal_or_an_assistants_suggestion(talk, advice, reply):
     talk.say((A, advice), (U, reply))
     assert not talk.keys(Section.MEDICATIONS)
+
+
+@pytest.mark.parametrize(
+    ("said", "birth_year", "sex"),
+    [
+        ("I'm a 47-year-old man with three weeks of stomach pain", 1979, "male"),
+        ("34F, on sertraline 50", 1992, "female"),
+        ("47 yo male, high bp", 1979, "male"),
+    ],
+)
+def test_age_and_sex_said_together(talk, said, birth_year, sex):
+    talk.say((U, said))
+    assert talk.fact(Section.DEMOGRAPHICS, "birth_year").attributes["birth_year"] == birth_year
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == sex
+
+
+def test_a_summary_confirmed_with_the_users_own_correction_keeps_the_rest(talk):
+    """Found in the tenth blind set: "you're a 47-year-old man … is that right?" / "yeah that's right.
+    oh, i'm actually 48 now" kept neither the age nor the sex (the user's words about the age threw
+    out the whole section of the summary)."""
+    talk.say(
+        (A, "so to summarize, you're a 47-year-old man with three weeks of stomach pain. is that right?"),
+        (U, "yeah that's right. oh, i'm actually 48 now, had a birthday last month."),
+    )
+    assert talk.fact(Section.DEMOGRAPHICS, "birth_year").attributes["birth_year"] == 1978
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == "male"

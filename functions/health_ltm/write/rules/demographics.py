@@ -20,7 +20,7 @@ _NOT_AGE_UNIT = (
     r"|times|lbs?|pounds|ft|feet|'|\"|таблет|штук|лет\s+назад|года\s+назад))"
 )
 _END_RU = r"(?=\s*$|\s*[,.;!?)]|\s+(?:и|а|но|уже|скоро|год|года|лет)\b)"  # "мне 30" but not "мне 30 таблеток"
-_END_EN = r"(?=\s*$|\s*[,.;!?)]|\s+(?:and|but|years?|yrs?|y/?o)\b)"
+_END_EN = r"(?=\s*$|\s*[,.;!?)]|\s+(?:and|but|years?|yrs?|y/?o|now|already)\b)"
 _AGE = [
     # a corrected age: "мне не 40, а 45 лет", "I'm not 40, I'm 45", "I'm 45, not 40"
     rx(rf"\bмне\s+не\s+{NUM}\s*(?:год|года|лет)?\s*,?\s*а\s+(?P<age>(?P<n>{NUM})(?:\s+(?:год|года|лет)\b)?)"),
@@ -33,10 +33,14 @@ _AGE = [
     rx(rf"\b(?:мой\s+)?возраст\s*[:—-]?\s*(?P<age>(?P<n>{NUM})(?:\s+(?:год|года|лет)\b)?)"),
     rx(rf"\bя\s+(?:женщина|мужчина|девушка|парень)\s*,?\s*(?P<age>(?P<n>{NUM})\s+(?:год|года|лет)\b)"),
     rx(
-        r"\b(?:i'm|i\s+am|im)\s+(?:now\s+|already\s+|almost\s+|just\s+)?"
+        r"\b(?:i'm|i\s+am|im)\s+(?:now\s+|already\s+|almost\s+|just\s+|actually\s+|really\s+)?"
         rf"(?P<age>(?P<n>{NUM})(?:\s*(?:years?|yrs?)(?:\s+old)?|\s*y/?o\b)?){_NOT_AGE_UNIT}{_END_EN}"
     ),
     rx(rf"\b(?:i\s+(?:just\s+)?turned|my\s+age\s+is|age\s*:)\s*(?P<age>(?P<n>{NUM}))\b"),
+    # "I'm a 47-year-old man", "47-year-old female here", "34F, on sertraline", "47 yo male"
+    rx(rf"\b(?:i'm|i\s+am|im)\s+an?\s+(?P<age>(?P<n>{NUM})[\s-]*(?:years?|yrs?)[\s-]*old)\b"),
+    rx(rf"^\W*(?P<age>(?P<n>{NUM})[\s-]*(?:years?|yrs?)[\s-]*old)\b"),
+    rx(r"^\W*(?P<age>(?P<n>\d{2}))\s*(?:yo|y/o)?\s*(?=[mf]\b|(?:fe)?male\b)"),
     rx(rf"^\s*(?P<age>(?P<n>{NUM})\s+(?:years?\s+old|лет|года)\b){_NOT_AGE_UNIT}(?!\s+назад)"),
     # "我今年32": this year's age with no 岁 (the Chinese rules read "32岁"); not "我爸今年61", "今年32周"
     rx(
@@ -52,6 +56,7 @@ _SEX = [
         rx(
             r"\bя\s+(?:—\s+)?(?:женщина|девушка|девочка|женского\s+пола)\b|\bпол\s*[:—-]?\s*(?:женский|ж)\b"
             r"|\b(?:i'm|i\s+am|im)\s+(?:a\s+)?(?:female|woman|girl|lady)\b"
+            r"|\b\d{1,3}[\s-]*(?:(?:years?|yrs?)[\s-]*old|yo|y/o)[\s-]*(?:female|woman|girl|lady|f)\b|^\W*\d{2}\s*f\b"
             r"|\b(?:sex|gender)\s*[:—-]?\s*(?:female|f)\b"
         ),
         "female",
@@ -60,6 +65,7 @@ _SEX = [
         rx(
             r"\bя\s+(?:—\s+)?(?:мужчина|парень|мальчик|мужского\s+пола)\b|\bпол\s*[:—-]?\s*(?:мужской|м)\b"
             r"|\b(?:i'm|i\s+am|im)\s+(?:a\s+)?(?:male|man|guy|boy)\b|\b(?:sex|gender)\s*[:—-]?\s*(?:male|m)\b"
+            r"|\b\d{1,3}[\s-]*(?:(?:years?|yrs?)[\s-]*old|yo|y/o)[\s-]*(?:male|man|guy|boy|m)\b|^\W*\d{2}\s*m\b"
         ),
         "male",
     ),

@@ -126,7 +126,6 @@ class RuleExtractor:
             drafts, relative_in_focus = reading.drafts, reading.relative_in_focus
             drafts = [x for x in drafts if not answers.said_not_an_allergy(x[0], message.text)]
             topic = answers.user_topic(message.text) if question is None else None
-            said = {d.section for d, _, _, _ in drafts if not d.retracted}
             said_keys = frozenset(d.identity() for d, _, _, _ in drafts if not d.retracted)
             if question is not None or topic is not None:
                 whole = Sentence(message.text, fold_in_place(message.text), ())
@@ -197,7 +196,14 @@ class RuleExtractor:
                             EvidenceKind.ANSWER_TO_QUESTION,  # an answer, not a yes to a summary
                         )
                     confirmed = _confirmed_allergens_are_not_drugs(confirmed)
-                    out += [a for a in confirmed if a.section not in said]
+                    # what the user says themselves of the same thing wins ("yeah that's right. oh,
+                    # i'm actually 48 now"); the rest of the summary stands
+                    out += [
+                        a
+                        for a in confirmed
+                        if (a.section, normalize_name(a.section, a.name, a.normalized_hint).key)
+                        not in said_keys
+                    ]
             if index and messages[index - 1].role is Role.USER:  # "just levothyroxin" / "75mcg every morning"
                 named = {
                     _key(out[i]): out[i]
