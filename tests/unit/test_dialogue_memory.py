@@ -3687,3 +3687,46 @@ def test_a_summary_confirmed_with_the_users_own_correction_keeps_the_rest(talk):
     )
     assert talk.fact(Section.DEMOGRAPHICS, "birth_year").attributes["birth_year"] == 1978
     assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == "male"
+
+
+@pytest.mark.parametrize(
+    ("said", "allergen"),
+    [
+        ("сходила к врачу, она сказала это аллергия на цефтриаксон", "ceftriaxone"),
+        ("saw my gp, she said it's an allergy to amoxicillin", "amoxicillin"),
+    ],
+)
+def test_the_clinician_named_before_she_said_speaks_of_the_user(talk, said, allergen):
+    """Found in the tenth blind set: "сходила к врачу, она сказала это аллергия на амоксиклав" kept
+    no allergy ("она" read as someone else)."""
+    talk.say((U, said))
+    assert talk.keys(Section.ALLERGIES) == {allergen}
+
+
+def test_a_relative_who_saw_a_doctor_keeps_her_diagnosis(talk):
+    talk.say((U, "my sister went to the doctor, she said it's asthma"))
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "section", "key"),
+    [
+        ("做过手术吗？", "14年剖的 生老二", Section.SURGERIES, "cesarean_section"),
+        ("家里人有什么疾病吗？", "我妈甲状腺不太好", Section.FAMILY_HISTORY, "mother:thyroid_disease"),
+        (
+            "Any family history?",
+            "my mom has thyroid problems",
+            Section.FAMILY_HISTORY,
+            "mother:thyroid_disease",
+        ),
+    ],
+)
+def test_everyday_words_for_a_c_section_and_thyroid_trouble(talk, question, answer, section, key):
+    talk.say((A, question), (U, answer))
+    assert key in talk.keys(section)
+
+
+def test_both_denied_in_chinese(talk):
+    talk.say((A, "抽烟喝酒吗？"), (U, "都不"))
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
+    assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.ABSENT

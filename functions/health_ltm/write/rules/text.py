@@ -371,7 +371,19 @@ def third_party_before(s: Sentence, pos: int) -> bool:
     if FIRST_PERSON.search(s.low[start:end]):
         return False
     # "He had a fever", "They did his bypass surgery": someone else's, when the user is not in it.
+    if _CLINICIAN_SPEAKS.match(s.low, start, pos) and _CLINICIAN.search(s.low, 0, start):
+        return False  # "сходила к врачу, она сказала это аллергия на амоксиклав": the doctor's verdict
     return bool(_PRONOUN_SUBJECT.match(s.low[start:pos]) or _POSSESSIVE_OTHER.search(s.low[start:pos]))
+
+
+# The clinician named earlier in the sentence speaks of the user: "saw my GP, she said it's asthma"
+_CLINICIAN = rx(
+    r"\b(?:doctor|doc|gp|dr|nurse|physician|cardiologist|dermatologist|[a-z]+ologist|врач\w*|доктор\w*|терапевт\w*"
+    r"|педиатр\w*|лор\w*|[а-я]+олог\w*|гинеколог\w*)\b"
+)
+_CLINICIAN_SPEAKS = rx(
+    r"\s*(?:(?:and|but|и|а|но)\s+)?(?:he|she|они|он|она)\s+(?:\w+\s+)?" + _SPEECH_VERB + r"\b"
+)
 
 
 def hypothetical(s: Sentence, pos: int) -> bool:
