@@ -3390,6 +3390,7 @@ def test_a_drug_had_without_trouble_after_an_allergy_question_is_no_allergy(talk
     talk.say((A, "Any drug allergies?"), (U, answer))
     assert not talk.keys(Section.ALLERGIES)
     assert talk.status(Section.ALLERGIES) is SectionStatus.CONFIRMED_ABSENT
+    assert not talk.keys(Section.MEDICATIONS)  # found talking to the stack: "penicillin stopped"
 
 
 def test_a_drug_tolerated_beside_one_reacted_to_leaves_only_that_allergy(talk):

@@ -1803,12 +1803,23 @@ def said_not_an_allergy(draft: Draft, text: str) -> bool:
     without trouble."""
     if draft.section is not Section.ALLERGIES or draft.status is not FactStatus.PRESENT or not draft.name:
         return False
-    name = fold_in_place(draft.name)
+    return _tolerated(fold_in_place(draft.name), text, not_an_allergy=True)
+
+
+def tolerated_after_allergy_question(draft: Draft, text: str) -> bool:
+    """A drug the answer to an allergy question says the user has had without trouble ("青霉素头孢都
+    打过 没事"): what they tolerate, no medication history to chart."""
+    if draft.section is not Section.MEDICATIONS or draft.status is FactStatus.ACTIVE or not draft.name:
+        return False
+    return _tolerated(fold_in_place(draft.name), text, not_an_allergy=False)
+
+
+def _tolerated(name: str, text: str, *, not_an_allergy: bool) -> bool:
     for sentence in split_sentences(text):
         at = sentence.low.find(name)
         if at < 0 or _ALLERGIC_TO.search(sentence.low):
             continue
-        if _NOT_AN_ALLERGY.search(sentence.low):
+        if not_an_allergy and _NOT_AN_ALLERGY.search(sentence.low):
             return True
         clause = _clause_of(sentence.low, name)  # "a reaction to penicillin, amoxicillin I've taken fine"
         at = clause.find(name)

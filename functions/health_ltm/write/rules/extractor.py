@@ -124,7 +124,15 @@ class RuleExtractor:
             ctx = Context(today=self._today(message, now), relative_in_focus=relative_in_focus, asked=asked)
             reading = self._read_message(message, ctx, rules)
             drafts, relative_in_focus = reading.drafts, reading.relative_in_focus
-            drafts = [x for x in drafts if not answers.said_not_an_allergy(x[0], message.text)]
+            drafts = [
+                x
+                for x in drafts
+                if not answers.said_not_an_allergy(x[0], message.text)
+                and not (
+                    Section.ALLERGIES in asked
+                    and answers.tolerated_after_allergy_question(x[0], message.text)
+                )
+            ]
             topic = answers.user_topic(message.text) if question is None else None
             said_keys = frozenset(d.identity() for d, _, _, _ in drafts if not d.retracted)
             if question is not None or topic is not None:
