@@ -134,6 +134,16 @@ def test_a_negative_entity_says_not(section, name, line):
     assert fact_line(fact(section, name, FactStatus.ABSENT)) == line
 
 
+def test_a_habit_denied_says_not_once():
+    """Found talking to the local stack: "Курите?" / "нет" rendered "- NOT smoking: no"."""
+    assert fact_line(fact(Section.LIFESTYLE, "smoking", FactStatus.ABSENT, attributes={"value": "no"})) == (
+        "- NOT smoking"
+    )
+    assert fact_line(
+        fact(Section.LIFESTYLE, "smoking", FactStatus.STOPPED, attributes={"value": "former"})
+    ) == ("- smoking: former (stopped)")
+
+
 def test_a_medication_line_has_its_dose_class_code_and_no_raw_keys():
     line = fact_line(
         fact(

@@ -97,7 +97,9 @@ def fact_line(fact: Fact, with_source: bool = True) -> str:
         return f"- {demographic_words(fact.attributes) or name}"
     attributes = dict(fact.attributes)
     if fact.section is Section.LIFESTYLE and attributes.get("value"):
-        name = f"{name}: {attributes.pop('value')}"
+        value = attributes.pop("value")
+        if not (fact.status is FactStatus.ABSENT and str(value).casefold() in ("no", "none", "never")):
+            name = f"{name}: {value}"  # not "NOT smoking: no"
     relative = attributes.pop("relative", None)
     if fact.status is FactStatus.ABSENT:
         name = _NEGATIONS.get(fact.section, "NOT {name}").format(name=name)
