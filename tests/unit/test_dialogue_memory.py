@@ -3267,6 +3267,7 @@ def test_a_question_about_a_disease_or_its_bare_name_introduces_no_one(talk, sai
     [
         (((A, "How much do you sleep?"), (U, "5-6 hours, badly")), "5-6 hours"),
         (((A, "Сколько часов вы спите?"), (U, "часов 6")), "6 hours"),
+        (((A, "How much do you sleep?"), (U, "like 5 hours, work is crazy")), "5 hours"),
         (((A, "您每天睡几个小时？"), (U, "六个小时左右")), "6 hours"),
         (((U, "I get about 6 hours of sleep"),), "6 hours"),
         (((U, "я сплю по 5-6 часов"),), "5-6 hours"),

@@ -562,17 +562,17 @@ SLEEP_HOURS = rx(
     + _HOURS
     + r"\s*(?:hours?|hrs?|h\b|час\w*|ч\b)"
 )
-_HOURS_FIRST = rx(r"^\W*" + _HOURS + r"\s*(?:hours?|hrs?|h\b|час\w*|ч\b)")  # an answer: "5-6 hours"
+_HOURS_FIRST = rx(
+    r"^\W*(?:(?:like|about|around|maybe|roughly|only|just|barely|approx\w*|около|примерно|где-?то|всего|только)\s+)?"
+    + _HOURS
+    + r"\s*(?:hours?|hrs?|h\b|час\w*|ч\b)"
+)  # an answer: "5-6 hours"
 _HOURS_OF_SLEEP = rx(r"\b" + _HOURS + r"\s*(?:hours?|hrs?|час\w*)\s+(?:of\s+sleep|сна|a\s+night\s+sleep)")
 
 
 def sleep_value(low: str) -> str | None:
     """ "5-6 hours" from an answer or a statement of how long the user sleeps; None when unsaid."""
-    m = (
-        SLEEP_HOURS.search(low)
-        or _HOURS_OF_SLEEP.search(low)
-        or rx(r"^\W*" + _HOURS + r"\s*(?:hours?|hrs?|h\b|час\w*|ч\b)").search(low)
-    )
+    m = SLEEP_HOURS.search(low) or _HOURS_OF_SLEEP.search(low) or _HOURS_FIRST.search(low)
     if m is None:
         return None
     hours = re.sub(r"\s*(?:-|–|to|или|or)\s*", "-", m.group("hours")).replace(",", ".")
