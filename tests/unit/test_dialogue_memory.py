@@ -3557,6 +3557,7 @@ def test_an_acronym_spelled_out_letter_by_letter_is_the_disease(talk):
     ("question", "answer", "keys"),
     [
         ("Where is your pain located?", "It's in my lower back, and then into my butt.", {"back_pain"}),
+        ("Where's your pain?", "Right above my belly button, for three weeks now.", {"abdominal_pain"}),
         ("Где болит?", "в пояснице и колено", {"back_pain", "knee_pain"}),
         ("哪里疼？", "腰 还有膝盖", {"back_pain", "knee_pain"}),
     ],

@@ -187,7 +187,7 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
         Section.SYMPTOMS,
         "pain_site",
         rx(
-            r"\bwhere\s+(?:is|does|do|exactly)\s+(?:\w+\s+){0,2}?(?:pain|hurt|ache)\w*|\bwhere\s+does\s+it\s+hurt"
+            r"\bwhere(?:'s|\s+is|\s+does|\s+do|\s+exactly)\s+(?:\w+\s+){0,2}?(?:pain|hurt|ache)\w*|\bwhere\s+does\s+it\s+hurt"
             r"|\bгде\s+(?:именно\s+|у\s+вас\s+)?(?:болит|боль)|\bчто\s+(?:именно\s+)?болит"
             r"|哪里疼|哪儿疼|哪里痛|哪儿痛|(?:什么|哪个)(?:部位|位置)(?:疼|痛)"
         ),
