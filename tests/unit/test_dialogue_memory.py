@@ -3597,8 +3597,10 @@ def test_no_sex_is_guessed_from_a_gender_identity(talk):
     assert "sex" not in talk.keys(Section.DEMOGRAPHICS)
 
 
-def test_a_burning_pain_asked_where_it_hurts_is_no_fever(talk):
-    talk.say((A, "具体哪个位置疼？是什么样的疼？"), (U, "就心口这块 说不好 有点烧 有时候隐隐的疼"))
+@pytest.mark.parametrize("answer", ["就心口这块 说不好 有点烧 有时候隐隐的疼", "心口这块 有点烧"])
+def test_a_burning_pain_asked_where_it_hurts_is_no_fever(talk, answer):
+    """Found talking to the local stack: "哪里疼？" / "心口这块 有点烧" stored a fever."""
+    talk.say((A, "具体哪个位置疼？是什么样的疼？"), (U, answer))
     assert "fever" not in talk.keys(Section.SYMPTOMS)
 
 

@@ -1490,7 +1490,8 @@ def _burning_pain(s: Sentence, term: Term) -> bool:
 def _burning_at(s: Sentence, start: int, end: int) -> bool:
     if s.low[start:end] != "有点烧" or re.search(r"我|身上|发", s.low[:start]):
         return False  # "我有点烧 头也疼": the user's fever
-    return bool(re.search(r"疼|痛|胀|烧灼|辣", s.low))
+    # a pain's words, or where it is ("心口这块 有点烧", answering "哪里疼？")
+    return bool(re.search(r"疼|痛|胀|烧灼|辣|心口|胸口|胃|肚|这块|那块|位置|部位|喉咙|嗓子", s.low))
 
 
 def burning_said_of_a_pain(s: Sentence, draft: Draft) -> bool:
