@@ -3735,3 +3735,11 @@ def test_both_denied_in_chinese(talk):
     talk.say((A, "抽烟喝酒吗？"), (U, "都不"))
     assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
     assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.ABSENT
+
+
+def test_a_russian_recap_says_the_verb_without_you(talk):
+    """ "Итак: … Принимаете Джес. Всё так?" / "да": the drug taken, though the recap says no "вы"."""
+    talk.say(
+        (A, "Итак: аллергия на бисептол — крапивница. Принимаете Джес. Всё так?"), (U, "да, всё правильно")
+    )
+    assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT

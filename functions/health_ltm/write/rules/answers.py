@@ -954,6 +954,12 @@ _SECOND_PERSON = [
     (re.compile(r"\bу\s+вас\b", re.IGNORECASE), "у меня"),
     (re.compile(r"\bваш[аеи]?\b", re.IGNORECASE), "мой"),
     (re.compile(r"\bвы\b", re.IGNORECASE), "я"),
+    # a Russian recap says the verb without "вы": "Принимаете Джес.", "Курите пачку в день."
+    (re.compile(r"\bпринимаете\b", re.IGNORECASE), "принимаю"),
+    (re.compile(r"\bпь[её]те\b", re.IGNORECASE), "пью"),
+    (re.compile(r"\bкурите\b", re.IGNORECASE), "курю"),
+    (re.compile(r"\bколете\b", re.IGNORECASE), "колю"),
+    (re.compile(r"\bиспользуете\b", re.IGNORECASE), "использую"),
     (re.compile(r"您|你(?!们)"), "我"),
 ]
 _ASKS_YES_NO = rx(
