@@ -20,15 +20,8 @@ from ..errors import FragmentConflict, FragmentGone, FragmentTooLarge
 from ..ports import Clock, FragmentQueue, FragmentStore
 
 # Unicode line and paragraph separators that are not "\n": one newline for matching.
-_LINE_BREAKS = {
-    "\u0085": "\n",
-    "\u2028": "\n",
-    "\u2029": "\n",
-    "\r\n": "\n",
-    "\r": "\n",
-    "\x0b": "\n",
-    "\x0c": "\n",
-}
+_LINE_BREAKS = {"\u0085": "\n", "\u2028": "\n", "\u2029": "\n", "\r\n": "\n", "\r": "\n", "\x0b": "\n",
+                "\x0c": "\n"}
 
 
 # The fragment is one DynamoDB item (400 KB at most) that also collects, while it is processed, the
@@ -44,7 +37,10 @@ def normalize_for_matching(text: str) -> str:
     for separator, replacement in _LINE_BREAKS.items():
         text = text.replace(separator, replacement)
     text = unicodedata.normalize("NFKC", text)
-    return "".join(ch for ch in text if ch in "\t\n" or unicodedata.category(ch) not in ("Cf", "Cc"))
+    return "".join(
+        ch for ch in text
+        if ch in "\t\n" or unicodedata.category(ch) not in ("Cf", "Cc")
+    )
 
 
 def normalized_message(message: Message) -> Message:

@@ -56,13 +56,7 @@ EARLIER_EPISODES = 3
 # Not among them: ConflictError, FragmentGone, ModelUnavailable, throttling and other AWS errors
 # (botocore's are not ValueErrors), which a retry can cure.
 DETERMINISTIC_ERRORS: tuple[type[BaseException], ...] = (
-    ArithmeticError,
-    LookupError,
-    TypeError,
-    AttributeError,
-    UnicodeError,
-    RecursionError,
-    ValueError,
+    ArithmeticError, LookupError, TypeError, AttributeError, UnicodeError, RecursionError, ValueError,
 )
 FAILURE_REASON_PREFIX = "error:"
 
@@ -360,12 +354,9 @@ class WritePath:
 def _fingerprint(item: Candidate | Clarification) -> str:
     if isinstance(item, Clarification):
         # Stable across redeliveries: the reason and what it is about, not the fresh id.
-        return (
-            "clarification:"
-            + hashlib.blake2b(
-                f"{item.section}:{item.reason}:{item.current}:{item.proposed}".encode(), digest_size=12
-            ).hexdigest()
-        )
+        return "clarification:" + hashlib.blake2b(
+            f"{item.section}:{item.reason}:{item.current}:{item.proposed}".encode(), digest_size=12
+        ).hexdigest()
     return item.fingerprint()
 
 
