@@ -291,6 +291,9 @@ _PSEUDO_NEG = re.compile(
 _CONTRAST = re.compile(r"但是?|可是|不过|却|就是|只是|而是|倒是")
 
 
+hypothetical = _hypothetical  # the extractor asks it of an answer's drug
+
+
 def _masked(text: str) -> str:
     return _PSEUDO_NEG.sub(lambda m: "_" * len(m.group(0)), text)
 
@@ -1482,12 +1485,8 @@ _ONSET = re.compile(
 )
 
 
-def _burning_pain(s: Sentence, term: Term) -> bool:
-    """ "有点烧 有时候就是那种隐隐的疼": a pain told as burning, not a fever (烧 alone said of a pain)."""
-    return _burning_at(s, term.start, term.end)
-
-
 def _burning_at(s: Sentence, start: int, end: int) -> bool:
+    """ "有点烧 有时候就是那种隐隐的疼": a pain told as burning, not a fever (烧 alone said of a pain)."""
     if s.low[start:end] != "有点烧" or re.search(r"我|身上|发", s.low[:start]):
         return False  # "我有点烧 头也疼": the user's fever
     # a pain's words, or where it is ("心口这块 有点烧", answering "哪里疼？")
@@ -1495,7 +1494,7 @@ def _burning_at(s: Sentence, start: int, end: int) -> bool:
 
 
 def burning_said_of_a_pain(s: Sentence, draft: Draft) -> bool:
-    """The other rules' reading of "有点烧" in a sentence that tells of a pain (see ``_burning_pain``)."""
+    """The other rules' reading of "有点烧" in a sentence that tells of a pain (see ``_burning_at``)."""
     if draft.section is not Section.SYMPTOMS or not draft.name:
         return False
     at = s.low.find(draft.name)
@@ -1511,7 +1510,7 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
         for t in _terms(("symptom",), s)
         if not any(t.inside(c) for c in conditions)
         and not _said_as_diagnosis(s, t, conditions)
-        and not _burning_pain(s, t)
+        and not _burning_at(s, t.start, t.end)
     ]
     mentions: list[tuple[int, int, str, str]] = [(t.start, t.end, _hint(t), "") for t in table]
     if not _INJURY_WORDS.search(s.low):  # "扭伤了 脚踝肿得很高" after a sprain: the injury's sign
@@ -2303,6 +2302,3 @@ def _activity(s: Sentence, ctx: Context) -> list[Draft]:
                 value = f"{value}, {times} times a week"
             return _habit(s, m.start(), m.end(), "physical_activity", status, value)
     return []
-
-
-hypothetical = _hypothetical  # the extractor asks it of an answer's drug

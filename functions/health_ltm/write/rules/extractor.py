@@ -442,11 +442,7 @@ def _allergens_are_not_drugs(
 ) -> list[tuple[Draft, Sentence, bool, bool]]:
     """A drug the message says the user is allergic to is no drug they took ("青霉素 打过一次全身起
     疹子" to an allergy question): the taking is the allergy's story."""
-    allergens = {
-        normalize_name(Section.MEDICATIONS, d.name, None).key
-        for d, _, _, _ in drafts
-        if d.section is Section.ALLERGIES and d.status is FactStatus.PRESENT and d.name
-    }
+    allergens = _allergen_keys(d for d, _, _, _ in drafts)
     if not allergens:
         return drafts
     return [
@@ -456,14 +452,19 @@ def _allergens_are_not_drugs(
     ]
 
 
+def _allergen_keys(items) -> set[str]:
+    """The medication keys of what ``items`` (drafts or assertions) say the user is allergic to."""
+    return {
+        normalize_name(Section.MEDICATIONS, x.name, None).key
+        for x in items
+        if x.section is Section.ALLERGIES and x.status is FactStatus.PRESENT and x.name
+    }
+
+
 def _confirmed_allergens_are_not_drugs(confirmed: list[Assertion]) -> list[Assertion]:
     """A recap confirmed with a yes ("you're on microgynon, and you're allergic to trimethoprim"):
     the drug it says the user is allergic to is not one they take."""
-    allergens = {
-        normalize_name(Section.MEDICATIONS, a.name, None).key
-        for a in confirmed
-        if a.section is Section.ALLERGIES and a.status is FactStatus.PRESENT and a.name
-    }
+    allergens = _allergen_keys(confirmed)
     return [
         a
         for a in confirmed
