@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 import os
 import random
@@ -213,7 +214,9 @@ def run_round(index: int, *, fragments: int, users: int, kills: int, seed: int, 
             up.wait(240)
             try:
                 status, answer = _request(stack.api_port, tokens[user], "POST", "/v1/fragments", body)
-            except OSError:
+            except (OSError, http.client.HTTPException):
+                # a kill -9 mid-response ("IncompleteRead") is a lost connection too: the client
+                # posts the same fragment again, as the app would
                 result.retries += 1
                 time.sleep(0.2)
                 continue
