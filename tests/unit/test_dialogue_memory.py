@@ -3743,3 +3743,86 @@ def test_a_russian_recap_says_the_verb_without_you(talk):
         (A, "Итак: аллергия на бисептол — крапивница. Принимаете Джес. Всё так?"), (U, "да, всё правильно")
     )
     assert talk.status(Section.MEDICATIONS) is SectionStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    ("order", "reply", "prescribed"),
+    [
+        ("Let me write you a prescription for doxycycline.", "Alright.", {"doxycycline"}),
+        ("I've prescribed naproxen twice a day with food.", "What are the side effects?", {"naproxen"}),
+        (
+            "I would also like to add amlodipine. Any questions for me?",
+            "No, that's clear.",
+            {"amlodipine"},
+        ),
+    ],
+)
+def test_a_prescription_said_by_the_clinician_in_other_words(talk, order, reply, prescribed):
+    """Seen in MTS-Dialog transcripts: "let me write you a prescription for …", "I've prescribed …",
+    "I would also like to add …", answered with a question or with a no to "any questions?"."""
+    talk.say((A, order), (U, reply))
+    assert talk.keys(Section.MEDICATIONS) == prescribed
+    assert all(
+        f.status is FactStatus.PRESCRIBED for f in talk.memory.facts if f.section is Section.MEDICATIONS
+    )
+
+
+@pytest.mark.parametrize(
+    ("order", "reply"),
+    [
+        ("Let me write you a prescription for doxycycline.", "no, I'm allergic to that one"),
+        ("I'm going to start you on lisinopril.", "No."),
+        ("Let me prescribe codeine.", "can I have something else instead?"),
+    ],
+)
+def test_a_prescription_refused_is_not_kept(talk, order, reply):
+    talk.say((A, order), (U, reply))
+    assert not [f for f in talk.memory.facts if f.status is FactStatus.PRESCRIBED]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "slot"),
+    [
+        ("Do you still smoke?", "not anymore", "smoking"),
+        ("Do you drink alcohol?", "no, not since my bypass", "alcohol"),
+        ("Курите?", "уже нет", "smoking"),
+        ("还抽烟吗？", "早就不抽了", "smoking"),
+    ],
+)
+def test_a_habit_given_up_is_stopped_not_absent(talk, question, answer, slot):
+    talk.say((A, question), (U, answer))
+    fact = talk.fact(Section.LIFESTYLE, slot)
+    assert fact.status is FactStatus.STOPPED
+
+
+def test_a_condition_named_as_the_time_a_habit_stopped_is_not_denied(talk):
+    """ "No, not since my heart attack": the no is about the habit; the heart attack happened (it
+    had been stored as absent, the dangerous direction)."""
+    talk.say((A, "You're not drinking again, are you?"), (U, "No, not since my heart attack."))
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "myocardial_infarction").status is FactStatus.PRESENT
+    assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.STOPPED
+
+
+def test_an_amount_capped_with_no_more_than_is_an_amount(talk):
+    talk.say((A, "Do you smoke?"), (U, "no more than 3 a day"))
+    fact = talk.fact(Section.LIFESTYLE, "smoking")
+    assert fact.status is FactStatus.PRESENT
+    assert fact.attributes["value"] == "3 a day"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I have epilepsy if that matters",
+        "I do have COPD, if that's relevant",
+        "type 2 diabetes if I remember right",
+    ],
+)
+def test_an_aside_with_if_is_no_condition_on_the_fact(talk, said):
+    talk.say((A, "Any medical history I should know about?"), (U, said))
+    assert talk.status(Section.CHRONIC_CONDITIONS) is SectionStatus.PRESENT
+
+
+def test_feeling_weak_is_a_symptom(talk):
+    talk.say((A, "How have you been?"), (U, "awful, I've been feeling very weak since Monday"))
+    assert talk.keys(Section.SYMPTOMS) == {"fatigue"}

@@ -143,7 +143,9 @@ _YES = re.compile(
 # A negated amount is an amount: "not that often", "не так много".
 _NOT_OFTEN = re.compile(
     r"\b(?:not|don'?t|do\s+not)\b[^.]{0,25}\b(?:that|very|so)\s+(?:often|much|many)\b|\bnot\s+(?:often|much)\b"
-    r"|\bне\s+(?:так|очень|слишком)\s+(?:часто|много)\b",
+    r"|\bне\s+(?:так|очень|слишком)\s+(?:часто|много)\b"
+    # "no more than 2 a day", "не больше двух": an amount, not a no
+    r"|^\W*(?:no|not)\s+more\s+than\b|^\W*не\s+больше\b",
     re.IGNORECASE,
 )
 

@@ -337,8 +337,15 @@ _SMOKE_HOW = rx(
     r"|\b(?:[а-я]+|one|two|three|four|five|six|seven|eight|ten|a\s+few|a\s+couple(?:\s+of)?)\s+(?:сигарет\w*|cigarettes?|cigs?)"
     r"(?:\s+(?:в|a|per)\s+(?:день|сутки|day))?"
     r"|一天一包|半包|\d+\s*根"
+    # "Do you smoke?" / "no more than 2 a day"
+    r"|\b\d+(?:-\d+)?\s+(?:a|per)\s+day\b|\b\d+(?:-\d+)?\s+в\s+день\b"
 )
-_QUIT = rx(r"\bquit|stopped|used\s+to|gave\s+up|former|бросил\w*|раньше|завязал\w*|戒了|以前")
+_QUIT = rx(
+    r"\bquit|stopped|used\s+to|gave\s+up|former|бросил\w*|раньше|завязал\w*|戒了|以前"
+    # "not anymore", "not since my stroke", "уже нет", "больше не курю", "不抽了"
+    r"|\bnot\s+(?:any\s*more|since)\b|\bno\s+longer\b|\bno\s+more\b(?!\s+than)|\bуже\s+нет\b|\bбольше\s+не\b|\bуже\s+не\b"
+    r"|不再|已经不|不(?:抽|喝)了"
+)
 # A drug named in an answer is stopped only where a trigger reaches it (ConText-style direction):
 # "used to"/"раньше"/"以前" act forward, on the names after them; "stopped it"/"бросил его" act
 # backward, on the name before them; "stopped"/"бросил" with no pronoun acts forward ("stopped
@@ -847,7 +854,8 @@ def _read_answer(
         if shape is AnswerShape.YES:
             shape = AnswerShape.CONTENT  # "да, норм. это муж у меня гипертоник": only what the rest names
     drafts: list[Draft] = []
-    if shape in (AnswerShape.YES, AnswerShape.NO) and _names_something(rest):
+    quit_habit = shape is AnswerShape.NO and _asks_habit(question) and bool(_QUIT.search(fold_in_place(rest)))
+    if shape in (AnswerShape.YES, AnswerShape.NO) and (_names_something(rest) or quit_habit):
         drafts = _content(question, answer, offset, ctx, negative=shape is AnswerShape.NO)
         drafts = [
             d for d in drafts if not said_not_an_allergy(d, answer)
@@ -1726,6 +1734,11 @@ def _relatives_answer(question: Question, answer: str) -> list[Draft]:
                     continue
             drafts += _terms_with_status(subject, answer, negative=False, question_text=question.topic)
     return drafts
+
+
+def _asks_habit(question: Question) -> bool:
+    """ "Do you smoke?" / "no, not anymore": the no is about now, the rest says it was once."""
+    return any(s.section is Section.LIFESTYLE and s.slot in ("smoking", "alcohol") for s in question.subjects)
 
 
 def _about_allergies(question: Question) -> bool:

@@ -324,7 +324,7 @@ class RuleExtractor:
         ibuprofen completely" / "okay"): the new drug is prescribed, the stopped one stopped, read
         from the clinician's words as the user's own; a refusal or a question about it alone takes
         nothing up."""
-        if not followups.takes_up(answer):
+        if not followups.takes_up(answer, asked):
             return []
         said = {d.identity() for d, _, _, _ in drafts}
         out: list[Draft] = []

@@ -578,10 +578,12 @@ def dose_answer(question_text: str, answer: str, said: list[Draft]) -> list[Draf
 # "i'm going to start you on omeprazole", "I'll prescribe amoxicillin", "назначу вам омепразол",
 # "先给您开氨溴索"; "stop the ibuprofen completely", "отмените ибупрофен", "布洛芬先停掉".
 _PRESCRIBES = rx(
-    r"\b(?:i'?m\s+going\s+to|i'?ll|i\s+will|let'?s|we'?ll|we\s+will|i'?d\s+like\s+to|i\s+want\s+to)\s+"
+    r"\b(?:i'?m\s+going(?:\s+to)?|i\s+am\s+going(?:\s+to)?|i'?ll|i\s+will|let'?s|let\s+me|we'?ll|we\s+will"
+    r"|i'?d(?:\s+also)?\s+like\s+to|i\s+would(?:\s+also)?\s+like\s+to|i\s+want\s+to)\s+(?:also\s+)?"
     r"(?:start\s+you\s+on|put\s+you\s+on|prescribe(?:\s+you)?|give\s+you|get\s+you\s+(?:on|started\s+on)"
-    r"|send\s+(?:in\s+)?a\s+prescription\s+for)\s+"
-    r"|\bi'?m\s+(?:prescribing(?:\s+you)?|starting\s+you\s+on|putting\s+you\s+on)\s+"
+    r"|(?:send\s+(?:in\s+)?|write\s+(?:you\s+)?(?:up\s+)?)(?:a\s+)?(?:prescription|script|rx)\s+for|add)\s+"
+    r"|\bi'?m\s+(?:prescribing(?:\s+you)?|starting\s+you\s+on|putting\s+you\s+on|adding)\s+"
+    r"|\bi(?:'?ve|\s+have)\s+(?:also\s+)?(?:prescribed(?:\s+you)?|started\s+you\s+on|put\s+you\s+on)\s+"
     r"|\b(?:назнач(?:у|им|аю)|выпиш(?:у|ем)|пропишу|начн[её]м|добавим|добавлю)\s+(?:вам\s+|тебе\s+)?"
     r"|(?:给(?:您|你)(?:再)?开(?:个|点|了|一个|一些)?|(?:我|先)(?:再)?开(?:个|点|一个|一些))"
 )
@@ -600,14 +602,24 @@ _TAKES_UP = rx(
     r"|^\W*(?:好的?|好嘞|行|嗯|谢谢|明白|知道了)"
 )
 _REFUSES = rx(
-    r"\b(?:don'?t\s+want|rather\s+not|not\s+taking|won'?t\s+take|не\s+хочу|не\s+буду)\b|不想|(?<!要)不要|不吃"
+    r"\b(?:don'?t\s+want|rather\s+not|not\s+taking|won'?t\s+take|не\s+хочу|не\s+буду|instead|вместо)\b"
+    r"|\ballergic\b|\bаллерги|过敏|不想|(?<!要)不要|不吃|换(?:个|一个|别的)"
 )
+_LEADING_NO = rx(r"^\W*(?:no|nope|nah|нет|не-а|不)\b|^\W*(?:不|不用)")
+# "Do you have any questions for me?" / "No, I think you answered them all": a no to that refuses nothing
+_ASKS_FOR_QUESTIONS = rx(r"\bany\s+(?:other\s+|more\s+)?questions\b|\bвопросы\b|有(?:什么|没有)?问题")
 
 
-def takes_up(answer: str) -> bool:
-    """The user's reply takes up what the clinician said ("okay. how long do i take it for?", "好嘞")."""
+def takes_up(answer: str, asked: str = "") -> bool:
+    """The user's reply takes up what the clinician said ("okay. how long do i take it for?", "好嘞",
+    or a question about it: "What does the number three stand for?"): anything but a refusal, an
+    allergy or a plain no (unless the no answers "any questions?")."""
     low = fold_in_place(answer)
-    return bool(_TAKES_UP.search(low)) and not _REFUSES.search(low)
+    if _REFUSES.search(low):
+        return False
+    if _TAKES_UP.search(low):
+        return True
+    return not _LEADING_NO.search(low) or bool(_ASKS_FOR_QUESTIONS.search(fold_in_place(asked)))
 
 
 def orders(asked: str) -> list[tuple[str, FactStatus]]:

@@ -186,7 +186,11 @@ REMEMBER = rx(
 HYPOTHETICAL = rx(
     r"\b(?:можно|стоит|нужно|надо|нельзя)\s+ли\b|\bесли\b|\bхочу\b|\bхотел(?:а|и)?\s+бы\b|\bпланирую\b"
     r"|\bсобираюсь\b|\bбуду\b|\bнужно\b|\bнадо\b|\bпосоветуйте\b|\bподскажите\b|\bможно\b|\bчто\s+делать\b"
-    r"|\b(?:can|could|should|may|shall|must)\s+i\b|\bis\s+it\s+(?:ok|okay|safe|fine|bad)\b|\bif\b"
+    r"|\b(?:can|could|should|may|shall|must)\s+i\b|\bis\s+it\s+(?:ok|okay|safe|fine|bad)\b"
+    # "I do have asthma if that counts", "if I remember correctly": an aside, no condition on the fact
+    r"|\bif\b(?!\s+(?:that|it|this)(?:'s|\s+is)?\s+(?:counts?|matters?|helps?|relevant|important|useful|any\s+help)"
+    r"|\s+(?:you\s+)?(?:need|want|must|have)\s+to\s+know|\s+i\s+(?:remember|recall)\s+(?:correctly|right)"
+    r"|\s+i\s+remember\b|\s+memory\s+serves)"
     r"|\bwant\s+to\b|\bgoing\s+to\b|\bplan(?:ning)?\s+to\b|\bwill\b|\bwould\b|\bneed\s+to\b"
     r"|\bthinking\s+(?:about|of)\b|\bhow\s+(?:do|does|should|much|often)\b|\bwhat\s+(?:if|about)\b"
     r"|\bneeds?\s+(?:a|an)\b|\bscheduled\s+for\b|\bwaiting\s+for\b|\bпредстоит\b|\bнужн[аоы]\b"
@@ -424,6 +428,7 @@ PSEUDO_NEGATION = rx(
 )
 
 
+_TIME_ANCHOR = rx(r"since|after|before|until|till|when|после|до|с\s+тех|пока|когда")
 _ZH_NOT_BEFORE = re.compile(r"(?:不|没有?|无|未)(?:怎么|太|再|常|咋|有)?$")
 _ZH_NOT_AFTER = re.compile(r"\s*(?:也|都|倒)?(?:没有|没|不)(?:了|过)?\s*(?:$|[,，。;；!！])")
 
@@ -440,7 +445,9 @@ def negated(s: Sentence, start: int, end: int, window: int = 4) -> bool:
         if not any(p0 <= a < p1 for p0, p1 in pseudo):
             words.append(m.group(0))
     before = words[-window:]
-    if any(NEGATION.fullmatch(w.strip(",.")) or w.endswith("n't") for w in before):
+    denials = [i for i, w in enumerate(before) if NEGATION.fullmatch(w.strip(",.")) or w.endswith("n't")]
+    # "not since my stroke", "не курю после инфаркта": a time anchor between ends the denial's reach
+    if denials and not any(_TIME_ANCHOR.fullmatch(w.strip(",.")) for w in before[denials[-1] + 1 :]):
         return True
     if _ZH_NOT_BEFORE.search(s.low, c_start, start) or _ZH_NOT_AFTER.match(s.low, end, c_end):
         return True  # "不发烧", "没咳过血", "头疼没有": Chinese has no spaces to split words at
