@@ -3826,3 +3826,55 @@ def test_an_aside_with_if_is_no_condition_on_the_fact(talk, said):
 def test_feeling_weak_is_a_symptom(talk):
     talk.say((A, "How have you been?"), (U, "awful, I've been feeling very weak since Monday"))
     assert talk.keys(Section.SYMPTOMS) == {"fatigue"}
+
+
+@pytest.mark.parametrize(
+    ("chart", "reply", "key"),
+    [
+        ("Right. Also, it's mentioned here that you have gout.", "That's correct.", "gout"),
+        ("So, I see here in your records you have asthma.", "Yes.", "asthma"),
+        ("You also have a history of hypertension?", "That is correct.", "hypertension"),
+    ],
+)
+def test_what_the_chart_says_confirmed_in_other_words(talk, chart, reply, key):
+    """Seen in MTS-Dialog: "it's mentioned here that you have …" (the contraction had not matched),
+    "I see here in your records …", and "That is correct." as a yes."""
+    talk.say((A, chart), (U, reply))
+    assert key in talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize(
+    ("said", "section", "key"),
+    [
+        ("I've got chronic A F I B.", Section.CHRONIC_CONDITIONS, "atrial_fibrillation"),
+        ("I have cholesterol problems", Section.CHRONIC_CONDITIONS, "high_cholesterol"),
+        (
+            "they told me I have disc degeneration in my lower back",
+            Section.CHRONIC_CONDITIONS,
+            "osteochondrosis",
+        ),
+        ("I've been really fatigued this week", Section.SYMPTOMS, "fatigue"),
+        ("I get this burning in my throat after meals", Section.SYMPTOMS, "heartburn"),
+    ],
+)
+def test_clinic_words_for_common_conditions(talk, said, section, key):
+    talk.say((A, "Anything else going on?"), (U, said))
+    assert key in talk.keys(section)
+
+
+def test_a_bare_complaint_with_a_time_word_is_the_users(talk):
+    talk.say((A, "Hello! What can I do for you?"), (U, "Bit of a headache today."))
+    assert talk.keys(Section.SYMPTOMS) == {"headache"}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How is your daughter?", "still coughing at night"),
+        ("How's your husband doing?", "sneezing all the time, poor guy"),
+        ("她咳嗽吗？", "咳嗽 晚上厉害"),
+    ],
+)
+def test_complaints_answering_a_question_about_someone_else_are_not_the_users(talk, question, answer):
+    talk.say((A, question), (U, answer))
+    assert not talk.keys(Section.SYMPTOMS)

@@ -45,10 +45,11 @@ _ASKS_WITHOUT_MARK = re.compile(
     r"|^(?:итак|то\s+есть|значит)[,\s]+(?!давайте)\w"
     # what the clinician sees in the chart, put to the patient: "Hm, you also have hypertension and
     # diabetes.", "I see you've had a hysterectomy", "Вижу, у вас гипертония"
-    r"|^(?:(?:hm+|ok(?:ay)?|so|and|also|alright)[,.]?\s+)*(?:(?:as\s+per|according\s+to|looking\s+at)\s+"
-    r"(?:your\s+)?(?:chart|records?|notes?|file)[,\s]+)?(?:i\s+see\s+(?:here\s+)?(?:that\s+)?|it\s+says\s+(?:here\s+)?(?:that\s+)?"
+    r"|^(?:(?:hm+|ok(?:ay)?|so|and|also|alright|right|now|well)[,.]?\s+)*(?:(?:as\s+per|according\s+to|looking\s+at)\s+"
+    r"(?:your\s+)?(?:chart|records?|notes?|file)[,\s]+)?(?:i\s+see\s+(?:here\s+)?(?:in\s+your\s+(?:chart|reports?|records?"
+    r"|notes?|file)\s+)?(?:that\s+)?|it\s+says\s+(?:here\s+)?(?:that\s+)?"
     # "It is also mentioned here that you have hyperlipidemia", "Your records say you had a …"
-    r"|it\s+(?:is|'s)\s+(?:also\s+)?(?:mentioned|noted|written|documented)\s+(?:here\s+)?(?:in\s+\w+\s+)?(?:that\s+)?"
+    r"|it(?:\s+is|'s)\s+(?:also\s+)?(?:mentioned|noted|written|documented)\s+(?:here\s+)?(?:in\s+\w+\s+)?(?:that\s+)?"
     r"|your\s+(?:chart|records?|notes?|file|history)\s+(?:also\s+)?(?:says?|shows?|mentions?|states?)\s+(?:that\s+)?)?"
     r"you(?:'ve|\s+have)?\s+(?:also\s+|still\s+)?(?:have|had|take|are\s+on|'re\s+on|been\s+on)\b"
     r"|^(?:вижу|смотрю)[,\s]+(?:что\s+)?у\s+вас\b"
@@ -132,7 +133,8 @@ _NO = re.compile(
     re.IGNORECASE,
 )
 _YES = re.compile(
-    r"^(?:yes+|yeah|yep|yup|ya|sure|correct|right|that'?s\s+(?:right|correct)|exactly|absolutely|of\s+course"
+    r"^(?:yes+|yeah|yep|yup|ya|sure|correct|right|that(?:'?s|\s+is)\s+(?:right|correct|true)|exactly|absolutely"
+    r"|of\s+course"
     r"|you\s+got\s+it|you'?re\s+right|that'?s\s+it"
     r"|i\s+do|i\s+am|i\s+have|i\s+did|uh-?huh|mm-?hmm|definitely|indeed|affirmative|true"
     r"|да+|ага|угу|так\s+точно|верно|правильно|конечно|точно|именно|есть|бывает|было"

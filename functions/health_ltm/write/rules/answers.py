@@ -405,6 +405,8 @@ class Question:
     # "How is your cough?": asks how a symptom on record is doing; only "gone" answers it (a "no
     # better" must not deny the cough)
     asks_how: bool = False
+    # "How is your son?", "Has she had a fever?": the answer is about that person, not the user
+    about_someone_else: bool = False
 
     @property
     def topic(self) -> str:
@@ -662,6 +664,7 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         # "Is anyone in the household a smoker?", "Has he had a fever?": not the user; family
         # history keeps its own reading.
         question.subjects = [s for s in question.subjects if s.section is Section.FAMILY_HISTORY]
+        question.about_someone_else = True
     names_one_drug = [s.section for s in question.subjects] == [Section.MEDICATIONS] or (
         not question.subjects and len(find_terms(("drug",), low)) == 1
     )

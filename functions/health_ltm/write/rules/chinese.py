@@ -1551,6 +1551,8 @@ def _symptoms(s: Sentence, ctx: Context) -> list[Draft]:
         c_start, c_end = s.clause(a)
         if not _is_self(s, a) or _hypothetical(s, a):
             continue
+        if ctx.others_before and not re.search(r"我", s.low[c_start:c_end]):
+            continue  # "你儿子发烧吗？" / "发烧 38度": his fever, the user unnamed
         if _S_SKIP_BEFORE.search(s.low[max(c_start, a - 2) : a]) or _S_SKIP_AFTER.match(s.low[b:c_end]):
             continue
         if _inside_medicine(s, a, b) or _S_BLOOD_WORD.match(s.low, b):

@@ -121,7 +121,16 @@ class RuleExtractor:
                 question, subjects = open_topic, answers.read_question(open_topic.text).subjects
                 carried = True
             asked = frozenset(x.section for x in subjects)
-            ctx = Context(today=self._today(message, now), relative_in_focus=relative_in_focus, asked=asked)
+            # "How is your son?" / "still coughing a lot": the complaints are his
+            about_others = (
+                asked_verbatim is not None and answers.read_question(asked_verbatim).about_someone_else
+            )
+            ctx = Context(
+                today=self._today(message, now),
+                relative_in_focus=relative_in_focus,
+                asked=asked,
+                others_before=about_others,
+            )
             reading = self._read_message(message, ctx, rules)
             drafts, relative_in_focus = reading.drafts, reading.relative_in_focus
             drafts = [

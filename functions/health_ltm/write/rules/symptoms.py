@@ -227,9 +227,9 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         said_by_user = (
             personal(s, a)
             or _SELF_WORDING.search(clause)
-            or said_as_verb
+            or (said_as_verb and not ctx.others_before)
             or answering
-            or bool(_UNSAID_I.fullmatch(s.low, start, a))
+            or (bool(_UNSAID_I.fullmatch(s.low, start, a)) and not ctx.others_before)
             # weaker cues, only where no one else has been spoken of ("my son came home, arms all red")
             or (
                 _no_one_else(s, a, ctx)
@@ -390,7 +390,9 @@ _LIST_WORDS = rx(
     # "just some knee pain issues"
     r"|just|only|issues?|problems?|trouble"
     # how bad, said after it: "нос заложен намертво", "кашель сильно", "headache pretty bad"
-    r"|сильно|намертво|жутко|ужасно|капитально|конкретно|постоянно|badly|pretty|so|constantly)\b[\s,;.!…]*)*"
+    r"|сильно|намертво|жутко|ужасно|капитально|конкретно|постоянно|badly|pretty|so|constantly"
+    # when: "just a little tired now", "кашель сегодня"
+    r"|now|today|tonight|lately|still|these\s+days|right\s+now|сейчас|сегодня|пока|всё\s+ещё|все\s+еще)\b[\s,;.!…]*)*"
 )
 
 
