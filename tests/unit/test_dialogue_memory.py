@@ -3878,3 +3878,57 @@ def test_a_bare_complaint_with_a_time_word_is_the_users(talk):
 def test_complaints_answering_a_question_about_someone_else_are_not_the_users(talk, question, answer):
     talk.say((A, question), (U, answer))
     assert not talk.keys(Section.SYMPTOMS)
+
+
+@pytest.mark.parametrize("filler", ["Hm.", "Okay.", "Me too.", "ок"])
+def test_a_question_after_a_filler_turn_is_still_the_question_answered(talk, filler):
+    """Seen in MTS-Dialog: "Hm." / "Do you smoke cigarettes or drink alcohol?" / "No, I have never."
+    kept nothing: the assistant's question after a dropped filler was dropped with it."""
+    talk.say(
+        (A, "Are you married?"),
+        (U, "I am."),
+        (A, "Good."),
+        (U, filler),
+        (A, "Do you drink?"),
+        (U, "No, never."),
+    )
+    assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.ABSENT
+
+
+@pytest.mark.parametrize(
+    "question", ["Any surgical history?", "Do you have any history of surgical procedures?"]
+)
+def test_surgical_history_denied(talk, question):
+    talk.say((A, question), (U, "No, none."))
+    assert talk.status(Section.SURGERIES) is SectionStatus.CONFIRMED_ABSENT
+
+
+@pytest.mark.parametrize(
+    ("chart", "reply", "key"),
+    [
+        ("I see you recently had your right hip replaced.", "Correct.", "hip_replacement"),
+        ("Okay, so a tonsillectomy, correct?", "Yep.", "tonsillectomy"),
+        ("So, heart cath last year, right?", "yes", "cardiac_catheterization"),
+    ],
+)
+def test_an_operation_named_back_to_the_user_and_confirmed(talk, chart, reply, key):
+    talk.say((A, chart), (U, reply))
+    assert key in talk.keys(Section.SURGERIES)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (
+            "Any other family medical history I should know of? Strokes or diabetes?",
+            "No, not that I know of.",
+        ),
+        ("家里人有得过癌症的吗？高血压、心脏病？", "没有"),
+    ],
+)
+def test_examples_after_a_family_question_are_the_familys_and_name_only_real_things(talk, question, answer):
+    """The examples' places were read in the wrong sentence: "Is there", "other", "家里有" had been
+    stored as conditions the user denied."""
+    talk.say((A, question), (U, answer))
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)
+    assert not talk.keys(Section.REPORTED_DIAGNOSES)

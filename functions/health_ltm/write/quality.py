@@ -160,6 +160,15 @@ def _is_filler(text: str) -> bool:
     return bool(words) and all(w in _FILLERS for w in words) and not any(ch.isdigit() for ch in text)
 
 
+_CHATTER = word_set("me too oh ah um uh mhm mm-hmm wow great good nice alright right got it i see")
+
+
+def _chatter(text: str) -> bool:
+    """A short turn of conversational words ("Hm.", "Okay.", "Me too.", "ок"), not noise."""
+    words = _WORD.findall(fold_in_place(text))
+    return bool(words) and all(w in _FILLERS or w in _CHATTER for w in words)
+
+
 def _gluable(message: Message, reason: str | None) -> bool:
     text = message.text.strip()
     if message.role is not Role.USER or not text or _is_filler(text):
@@ -236,7 +245,9 @@ def filter_messages(
             continue
         reason = reasons[index]
         if message.role is Role.USER:
-            last_user_dropped = reason is not None
+            # "Hm." / "Do you smoke?" / "No, never.": after a filler the assistant's turn still
+            # counts (its question is what the next answer answers); after noise it goes too
+            last_user_dropped = reason is not None and not _chatter(message.text)
             if reason is not None:
                 dropped.append(Dropped(index, message, reason))
             else:

@@ -124,7 +124,15 @@ _TOPICS: list[tuple[Section, str | None, re.Pattern[str]]] = [
             r"|父母|遗传|家里有人|家里谁|亲属"
         ),
     ),
-    (Section.SURGERIES, None, rx(r"surger|operation|operated|операц|оперир|手术")),
+    # "any history of surgical procedures?", "any procedures done?"
+    (
+        Section.SURGERIES,
+        None,
+        rx(
+            r"surger|surgical|operation|operated|\bprocedures?\s+(?:done|in\s+the\s+past)"
+            r"|\bany\s+(?:other\s+)?procedures\b|операц|оперир|手术"
+        ),
+    ),
     (
         Section.VACCINATIONS,
         None,
@@ -441,9 +449,29 @@ def _questions_apart(asked: str) -> list[str]:
         low = fold_in_place(part)
         if family.search(low) or RELATIVE.search(low):
             after_family = True
-        elif not (after_family and _GOES_ON_ASKING.match(low)):  # "У родственников диабет был? А инфаркты?"
-            own.append(part)
+        elif not (after_family and (_GOES_ON_ASKING.match(low) or _bare_examples(part))):
+            own.append(
+                part
+            )  # but "У родственников диабет был? А инфаркты?", "… family history? Migraines or cancer?"
     return own
+
+
+# Names alone, asked after the family question ("Migraines or cancer?"): its examples, not the user's
+_EXAMPLE_GLUE = rx(r"[\W_]*(?:(?:or|and|any|like|или|и|ли|或者|或|还是|和|等)[\W_]+)*")
+
+
+def _bare_examples(part: str) -> bool:
+    terms = find_terms(("condition", "symptom"), part)
+    if not terms:
+        return False
+    cursor = 0
+    for term in sorted(terms, key=lambda t: t.start):
+        if term.start < cursor:
+            continue
+        if not _EXAMPLE_GLUE.fullmatch(fold_in_place(part[cursor : term.start])):
+            return False
+        cursor = term.end
+    return bool(_EXAMPLE_GLUE.fullmatch(fold_in_place(part[cursor:])))
 
 
 _GOES_ON_ASKING = rx(r"\W*(?:а|и|или|and|or|what\s+about|how\s+about|那|还有)\b|\W*(?:那|还有)")
@@ -632,7 +660,9 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
             continue
         question.asks_how = question.asks_how or how_asked
         topic_needed = kind in ("allergen", "vaccine", "surgery")
-        if topic_needed and not any(s.section is section for s in question.subjects):
+        # "Oh, so cardiac catheterization, correct?": the operation named back to the user is asked about
+        named_back = question.restatement and kind in ("surgery", "vaccine")
+        if topic_needed and not named_back and not any(s.section is section for s in question.subjects):
             continue  # "What is wrong with your back, honey?", "Any history of tuberculosis?"
         if kind == "drug" and any(s.section is Section.ALLERGIES for s in question.subjects):
             section = Section.ALLERGIES  # "Are you allergic to penicillin?"
@@ -686,7 +716,20 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         # "Курите? И у родственников были астма?", "抽烟喝酒吗 家族里有人得过心脏病吗": two things asked;
         # the one without the family is the user's own
         for own in _questions_apart(asked):
+            at = asked.find(own)
+            # "Any heart disease in the family? Do you have diabetes yourself?": the diabetes is the user's
+            question.subjects = [
+                replace(x, terms=tuple(t for t in x.terms if not at <= t.start < at + len(own)))
+                if x.section is Section.FAMILY_HISTORY
+                else x
+                for x in question.subjects
+            ]
             for subject in _read_question(own, about_the_user).subjects:
+                # the terms' places are in ``own``: the names are read from the whole turn
+                subject = replace(
+                    subject,
+                    terms=tuple(replace(t, start=t.start + at, end=t.end + at) for t in subject.terms),
+                )
                 if (subject.section, subject.slot) not in {(x.section, x.slot) for x in question.subjects}:
                     question.subjects.insert(0, subject)
     return question
