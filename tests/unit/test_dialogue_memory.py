@@ -3932,3 +3932,35 @@ def test_examples_after_a_family_question_are_the_familys_and_name_only_real_thi
     talk.say((A, question), (U, answer))
     assert not talk.keys(Section.CHRONIC_CONDITIONS)
     assert not talk.keys(Section.REPORTED_DIAGNOSES)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "section", "keys"),
+    [
+        (
+            "What do you take for the pain?",
+            "Over the counter stuff usually helps.",
+            Section.MEDICATIONS,
+            set(),
+        ),
+        ("Are you taking anything for it?", "Lots of it, some Russian medicine.", Section.MEDICATIONS, set()),
+        (
+            "Any surgeries?",
+            "I had a gallbladder removal in 2010, and a colonoscopy in 2015.",
+            Section.SURGERIES,
+            {"cholecystectomy", "colonoscopy"},
+        ),
+        (
+            "Any operations?",
+            "I had an A C L reconstruction in 2019",
+            Section.SURGERIES,
+            {"acl_reconstruction"},
+        ),
+        ("Any operations?", "Yes, I had one to repair my hernia.", Section.SURGERIES, {"hernia_repair"}),
+    ],
+)
+def test_no_name_is_made_of_glue_words(talk, question, answer, section, keys):
+    """Seen in MTS-Dialog: medications "over", "lots", "russian"; surgeries "and_a_colonoscopy",
+    "c_l_reconstruction"."""
+    talk.say((A, question), (U, answer))
+    assert talk.keys(section) == keys

@@ -308,6 +308,9 @@ _NOT_A_NAME = word_set(
     # when it is taken ("витамин д 2000 ме, зимой"): no drug's name
     "зимой летом весной осенью зима лето winter summer spring autumn fall иногда изредка редко часто "
     "выходным выходные праздникам "
+    # how much or what kind, no drug's name ("Over the counter medications", "Lots of it", "A little,
+    # yeah", "some Russian medicine")
+    "over little lots lot russian chinese herbal natural regular usual normal "
     # what a no is said with ("None whatsoever.", "No, thankfully.", "нет, слава богу"): no name
     "whatsoever thankfully luckily fortunately hopefully honestly seriously definitely absolutely certainly "
     "sir maam ma'am doc doctor god слава богу счастью абсолютно совершенно доктор"

@@ -40,7 +40,11 @@ _PROCEDURE = rx(
     r"|(?:[a-z]+\s+)?(?:reconstruction|repair|replacement|transplant|biopsy|stripping|fusion|implant))\b"
     r"|\b[а-я]+(?:эктоми|томи|пласти|скопи)\w*"
 )
-_PROCEDURE_LEAD = rx(r"^(?:(?:a|an|the|my|some|had|have|did|two|three|several|bilateral|total|partial)\s+)+")
+_PROCEDURE_LEAD = rx(
+    r"^(?:(?:a|an|the|my|some|had|have|did|two|three|several|bilateral|total|partial"
+    # "…, and a colonoscopy", "had it to repair a hernia": glue, not the name
+    r"|and|or|also|then|it|to|for|of|in|on|with|that|this|which)\s+)+"
+)
 _HAD_PROCEDURE = rx(
     r"\b(?:i\s+(?:had|have\s+had|'ve\s+had|underwent|got)|i'?ve\s+had|they\s+(?:did|performed|removed|took)"
     r"|had\s+(?:an?|my|the)|мне\s+(?:сделали|делали|провели)|перенес\w*|делали)\b"
