@@ -3964,3 +3964,17 @@ def test_no_name_is_made_of_glue_words(talk, question, answer, section, keys):
     "c_l_reconstruction"."""
     talk.say((A, question), (U, answer))
     assert talk.keys(section) == keys
+
+
+@pytest.mark.parametrize(
+    "said", ["The ulcer on my foot still hasn't healed.", "I've got a venous ulcer on my leg"]
+)
+def test_an_ulcer_on_a_limb_is_no_peptic_ulcer(talk, said):
+    """Seen in MTS-Dialog: "This ulcer in my ankle is just not healing" stored a peptic ulcer."""
+    talk.say((A, "What brings you in?"), (U, said))
+    assert "peptic_ulcer" not in talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+def test_blood_pressure_problems_denied(talk):
+    talk.say((A, "Any blood pressure problems?"), (U, "No."))
+    assert talk.fact(Section.CHRONIC_CONDITIONS, "hypertension").status is FactStatus.ABSENT

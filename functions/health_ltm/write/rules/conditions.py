@@ -361,7 +361,7 @@ def _terms(s: Sentence) -> list[Term]:
     terms = [chronic_form(s.text, t) for t in find_terms(_KINDS, s.text, fuzzy=True)]
     # A symptom's longer name takes its condition word ("mouth ulcer" is no peptic ulcer)
     symptoms = find_terms(("symptom",), s.text)
-    terms = [t for t in terms if not any(t.inside(x) for x in symptoms)]
+    terms = [t for t in terms if not any(t.inside(x) for x in symptoms) and not _skin_ulcer(s, t)]
     for m in _HIGH_LEVEL.finditer(s.low):
         what = m.group("what") or m.group("what2")
         hint = next((h for pattern, h in _LEVEL_CONDITION if pattern.search(what or "")), None)
@@ -373,6 +373,25 @@ def _terms(s: Sentence) -> list[Term]:
             continue  # overlaps a longer table name ("high blood pressure readings")
         terms = [t for t in terms if t not in inside] + [Term(entry, m.start(), m.end())]
     return sorted(terms, key=lambda t: t.start)
+
+
+_LIMB_SITES = frozenset(
+    {"arm", "leg", "wrist", "ankle", "finger", "toe", "hip", "foot", "hand", "elbow", "knee", "heel"}
+)
+
+
+def _skin_ulcer(s: Sentence, term: Term) -> bool:
+    """ "This ulcer in my ankle is just not healing": a bare "ulcer" on a limb is the skin's, no
+    peptic ulcer."""
+    if term.entry.key != "peptic_ulcer" or s.low[term.start : term.end] not in (
+        "ulcer",
+        "ulcers",
+        "язва",
+        "язвы",
+    ):
+        return False
+    start, end = s.clause(term.start)
+    return any(t.entry.key in _LIMB_SITES for t in find_terms(("body_site",), s.text[start:end]))
 
 
 def high_level(s: Sentence, term: Term) -> bool:
