@@ -3978,3 +3978,32 @@ def test_an_ulcer_on_a_limb_is_no_peptic_ulcer(talk, said):
 def test_blood_pressure_problems_denied(talk):
     talk.say((A, "Any blood pressure problems?"), (U, "No."))
     assert talk.fact(Section.CHRONIC_CONDITIONS, "hypertension").status is FactStatus.ABSENT
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(A, "孩子几岁了？"), (U, "三岁"), (A, "拉肚子几天了？"), (U, "两天了，还有点吐，没发烧")],
+        [
+            (A, "How old is your daughter?"),
+            (U, "she's 2"),
+            (A, "Any vomiting?"),
+            (U, "yes, twice last night"),
+        ],
+    ],
+)
+def test_a_consultation_about_a_child_goes_on_about_the_child(talk, turns):
+    """Pediatric consultations ask about the child once, then without naming anyone ("拉肚子几天了？"):
+    the answers are the child's, not the user's."""
+    talk.say(*turns)
+    assert not talk.keys(Section.SYMPTOMS)
+
+
+def test_the_user_asked_after_a_childs_consultation_answers_for_themselves(talk):
+    talk.say((A, "孩子几岁了？"), (U, "三岁"), (A, "您自己有没有药物过敏？"), (U, "我对头孢过敏"))
+    assert talk.status(Section.ALLERGIES) is SectionStatus.PRESENT
+
+
+def test_a_passing_question_about_a_spouse_does_not_hold_the_next_ones(talk):
+    talk.say((A, "How's your wife doing?"), (U, "good, thanks"), (A, "Any allergies?"), (U, "sulfa drugs"))
+    assert talk.status(Section.ALLERGIES) is SectionStatus.PRESENT

@@ -259,12 +259,45 @@ _ABOUT_OTHERS = rx(
     r"\b(?:any\s?one|any\s?body|some\s?one|some\s?body|household|people\s+around\s+you"
     r"|your\s+(?:husband|wife|partner|kids?|children|son|daughter|friends?|roommates?|parents|mother|father|mom|dad))\b"
     r"|\bкто-(?:нибудь|то|либо)\b|\bкто\s+из\b|\bваш\w*\s+(?:муж|жена|дети|ребен\w*)\b|家里有人|有人|你家人"
+    r"|(?:你|您)(?:的|家)?(?:儿子|女儿|孩子|宝宝|小孩)|(?<![生怀带])宝宝"
 )
 # "Has she been vomiting?", "Is his cough productive?": a question about someone else.
 # 他 inside a drug name (阿托伐他汀) is not "he"
 _THIRD_PERSON = rx(
     rf"\b(?:he|she|hes|shes|his|her|him|hers)\b|\b(?:он|она|его|её|ее|него|неё|нее|ему|ей)\b|{ZH_HE_SHE}"
 )
+# Who the assistant's questions are about across turns: a consultation about a child ("宝宝多大了？"
+# / "五个月" / "咳嗽几天了？" / "三天了，有痰") goes on asking about the child with no one named.
+_ASKS_OF_A_CHILD = rx(
+    r"宝宝|孩子|小孩|宝贝|小朋友|患儿|儿子|女儿|孙子|孙女"
+    r"|\byour\s+(?:little\s+)?(?:baby|child|kid|son|daughter|toddler|little\s+one)\b|\bthe\s+baby\b"
+    r"|\b(?:ваш\w*\s+)?(?:ребен\w*|ребён\w*|малыш\w*)|\bваш\w*\s+(?:сын\w*|доч\w*)"
+)
+# he or she, but not "его"/"её", which is as often the drug ("А назначили его из-за чего?")
+_ASKED_OF_HIM = rx(rf"\b(?:he|she|hes|shes|him|his|her|он|она)\b|{ZH_HE_SHE}")
+_ASKS_OF_NO_ONE_ELSE = rx(
+    r"\b(?:you|yourself|вы|вас|вам|i|me|я|мне|меня)\b|(?:你|您)(?!好|的?(?:儿子|女儿|孩子|宝宝|爸|妈|家))|我"
+)
+
+
+def asked_of(question_text: str, before: str | None) -> str | None:
+    """Whom the assistant's question asks about: "child" (a child: "宝宝多大了？", "How old is your
+    son?", or no one named in a question after such a one), "other" (someone else: "How is your
+    husband?", "Has she had a fever?"), "self" (the user named), or None (no one named).
+    ``before``: what the previous question was asked of."""
+    low = fold_in_place(question_text)
+    question = read_question(question_text)
+    family = any(s.section is Section.FAMILY_HISTORY and s.terms for s in question.subjects)
+    if _ASKS_OF_A_CHILD.search(low):
+        return "child"
+    if _ASKS_OF_NO_ONE_ELSE.search(low):
+        return "self"  # "Для чего вы его принимаете?": the user, "его" the drug
+    if _ASKED_OF_HIM.search(low) or (_ABOUT_OTHERS.search(low) and not family):
+        return "other"  # but "Does your mom have diabetes?" asks the family history, not about her care
+    # a consultation about a child goes on about the child; a passing "How's your husband?" does not
+    return before if before == "child" else None
+
+
 _EXAMPLES = rx(
     r"\(|\bsuch\s+as\b|\blike\b|\be\.?g\.?|\bнапример\b|\bтаки[ех]\s+как\b|比如|例如|像|这类|之类|这样的|这种|等"
     # "any of these chronic conditions: …", "有没有以下慢性病：…", "什么…这些": a list of the section's

@@ -1834,6 +1834,8 @@ _PREGNANCY_SKIP = re.compile(r"备孕|怀孕(?:的时候|时|期间|以前|之�
 
 
 def _demographics(s: Sentence, ctx: Context) -> list[Draft]:
+    if ctx.others_before and "我" not in s.low:
+        return []  # "孩子几岁了？" / "三岁": the child's age
     found = (_age(s, ctx), _height(s), _weight(s), _sex(s), _pregnancy(s), _city(s))
     return [d for d in found if d is not None]
 

@@ -98,6 +98,7 @@ class RuleExtractor:
         relative_in_focus = None
         previous_message: list[int] = []  # indexes in ``out`` of the last user message's assertions
         open_topic: Message | None = None  # the last assistant question that named a subject
+        patient: str | None = None  # whom the assistant's questions are about (answers.asked_of)
         for index, message in enumerate(messages):
             if message.role is not Role.USER:
                 continue  # the assistant's words never make a fact
@@ -120,11 +121,14 @@ class RuleExtractor:
                 # "Do you know their names?", "Which one?": the follow-up keeps the topic.
                 question, subjects = open_topic, answers.read_question(open_topic.text).subjects
                 carried = True
+            # "How is your son?" / "still coughing a lot", "宝宝多大了？" … "咳嗽几天了？" / "三天了": his
+            if asked_verbatim is not None:
+                patient = answers.asked_of(asked_verbatim, patient)
+            about_others = asked_verbatim is not None and patient in ("child", "other")
+            if about_others and not any(x.section is Section.FAMILY_HISTORY for x in subjects):
+                # the answer is the other person's: no question of the user's to read it with
+                question, subjects, carried, asked_verbatim = None, [], False, None
             asked = frozenset(x.section for x in subjects)
-            # "How is your son?" / "still coughing a lot": the complaints are his
-            about_others = (
-                asked_verbatim is not None and answers.read_question(asked_verbatim).about_someone_else
-            )
             ctx = Context(
                 today=self._today(message, now),
                 relative_in_focus=relative_in_focus,
@@ -142,7 +146,7 @@ class RuleExtractor:
                     and answers.tolerated_after_allergy_question(x[0], message.text)
                 )
             ]
-            topic = answers.user_topic(message.text) if question is None else None
+            topic = answers.user_topic(message.text) if question is None and not about_others else None
             said_keys = frozenset(d.identity() for d, _, _, _ in drafts if not d.retracted)
             if question is not None or topic is not None:
                 whole = Sentence(message.text, fold_in_place(message.text), ())

@@ -345,7 +345,7 @@ def _clauses(s: Sentence) -> list[tuple[int, int]]:
 
 def _no_one_else(s: Sentence, pos: int, ctx: Context) -> bool:
     """No other person is named before ``pos`` in the sentence, nor in focus from before."""
-    return ctx.relative_in_focus is None and not THIRD_PARTY.search(s.low, 0, pos)
+    return ctx.relative_in_focus is None and not ctx.others_before and not THIRD_PARTY.search(s.low, 0, pos)
 
 
 # A body part told of with no one else's possessive ("both arms blistered up and itchy", "руки и
