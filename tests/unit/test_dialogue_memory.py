@@ -4007,3 +4007,18 @@ def test_the_user_asked_after_a_childs_consultation_answers_for_themselves(talk)
 def test_a_passing_question_about_a_spouse_does_not_hold_the_next_ones(talk):
     talk.say((A, "How's your wife doing?"), (U, "good, thanks"), (A, "Any allergies?"), (U, "sulfa drugs"))
     assert talk.status(Section.ALLERGIES) is SectionStatus.PRESENT
+
+
+@pytest.mark.parametrize(
+    ("said", "own"),
+    [
+        ("my 6 year old daughter has had a cough and a runny nose since Monday, no fever", set()),
+        ("My 3yo has a rash on his belly. I've had a headache all week myself", {"headache"}),
+        ("у моей семилетней дочки насморк и температура", set()),
+    ],
+)
+def test_a_child_named_with_the_age_is_someone_else(talk, said, own):
+    """The way parents write to a health service ("my 4 year old son has had a cough…") stored the
+    child's cough as the user's: the age between "my" and the child hid the child."""
+    talk.say((U, said))
+    assert talk.keys(Section.SYMPTOMS) == own

@@ -288,10 +288,18 @@ _OTHERS = (
     "housemate classmate boss patient patients someone somebody kid kids "
     "child children baby dog cat"
 )
+# "my 4 year old son", "my little sister", "моего пятилетнего сына": who, with the age or size said
+_AGED = (
+    r"(?:(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[\s-]*(?:years?|yrs?|months?)"
+    r"[\s-]*old\s+|\d{1,2}\s*(?:yo|y/o)\s+|(?:little|baby|older|younger|eldest|oldest|youngest|big|teenage|infant)\s+"
+    r"|\w+летн\w+\s+|маленьк\w+\s+|младш\w+\s+|старш\w+\s+)?"
+)
 _PERSON = r"(?:" + "|".join(sorted({*RELATIVE_BY_WORD, *_OTHERS.split()}, key=len, reverse=True)) + r")"
 THIRD_PARTY = rx(
-    r"\bу\s+(?:моего\s+|моей\s+|моих\s+|нашего\s+|нашей\s+|наших\s+)?" + _PERSON + r"\b"
-    r"|\b(?:мой|моя|мои|моего|моей|наш|наша|наши|my|our|his|her|their)\s+" + _PERSON + r"(?:'?s)?\b"
+    r"\bу\s+(?:моего\s+|моей\s+|моих\s+|нашего\s+|нашей\s+|наших\s+)?" + _AGED + _PERSON + r"\b"
+    r"|\b(?:мой|моя|мои|моего|моей|наш|наша|наши|my|our|his|her|their)\s+" + _AGED + _PERSON + r"(?:'?s)?\b"
+    # "my 4 year old has a cough", "my 2yo": a child named by the age alone
+    r"|\b(?:my|our)\s+\d{1,2}[\s-]*(?:years?[\s-]*old|yrs?[\s-]*old|y/?o|mo(?:nths?)?[\s-]*old)\b"
     r"|^\s*(?:the\s+|a\s+|an\s+|our\s+|это\s+|вот\s+|а\s+)?" + _PERSON + r"\b"  # "это муж у меня гипертоник"
     # "у меня муж гипертоник", "у нас бабушка с диабетом": "I have a husband who…", not the user's
     r"|\bу\s+(?:меня|нас)\s+(?:(?:ещё|еще|вот|же)\s+)?" + _PERSON + r"\b"
