@@ -4022,3 +4022,48 @@ def test_a_child_named_with_the_age_is_someone_else(talk, said, own):
     child's cough as the user's: the age between "my" and the child hid the child."""
     talk.say((U, said))
     assert talk.keys(Section.SYMPTOMS) == own
+
+
+@pytest.mark.parametrize(
+    ("said", "conditions", "drugs"),
+    [
+        (
+            "Hello, I am 60 years old male, asthmatic since childhood on Symbicort.",
+            {"asthma"},
+            {"budesonide+formoterol"},
+        ),
+        ("I'm 38, hypertensive, 5 years on amlodipine", {"hypertension"}, {"amlodipine"}),
+    ],
+)
+def test_a_self_description_lists_conditions_and_drugs(talk, said, conditions, drugs):
+    """How people write to a health service: "I am 45 years old female, diabetic for 10 years on
+    insulin" kept the age and sex only."""
+    talk.say((U, said))
+    assert talk.keys(Section.CHRONIC_CONDITIONS) == conditions
+    assert talk.keys(Section.MEDICATIONS) == drugs
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My GP put me on atorvastatin but I stopped it because of muscle aches.",
+        "they started me on sertraline, I stopped it after a week",
+        "Мне назначили аторвастатин, но я бросила его через месяц",
+    ],
+)
+def test_a_drug_started_then_stopped_it_in_one_sentence_is_stopped(talk, said):
+    talk.say((U, said))
+    assert [f.status for f in talk.memory.facts if f.section is Section.MEDICATIONS] == [FactStatus.STOPPED]
+
+
+@pytest.mark.parametrize("said", ["I don't smoke or drink.", "Не курю и не пью."])
+def test_one_denial_of_smoking_and_drinking(talk, said):
+    talk.say((U, said))
+    assert talk.fact(Section.LIFESTYLE, "alcohol").status is FactStatus.ABSENT
+    assert talk.fact(Section.LIFESTYLE, "smoking").status is FactStatus.ABSENT
+
+
+@pytest.mark.parametrize(("said", "sex"), [("Мне 41 год, женщина.", "female"), ("I'm 63, male", "male")])
+def test_sex_said_after_the_age(talk, said, sex):
+    talk.say((U, said))
+    assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == sex

@@ -855,6 +855,24 @@ def _introduces_self(s: Sentence, term, ctx: Context) -> bool:
     )
 
 
+# "I am 45 years old female, diabetic for 10 years on insulin", "45F, asthmatic", "Мне 52 года,
+# гипертоник": the user's description of themselves, one comma-parted item after another
+_SELF_DESCRIPTION = rx(
+    r"^\W*(?:(?:hi|hello|hey|dear\s+doctor|doctor|здравствуйте|добрый\s+день)\b[^,.!]*[,.!]\s*)?"
+    r"(?:i\s+am|i'?m|im|мне\s+\d{1,3}|я\b|\d{1,3}\s*(?:f|m|yo|y/o)\b)[^.;!?]*,\s*$"
+)
+_ITEM_OPENS = rx(r"\W*(?:and\s+|also\s+|и\s+|а\s+)?(?:a\s+|an\s+)?$")
+
+
+def _listed_in_self_description(s: Sentence, term, ctx: Context) -> bool:
+    start = s.clause(term.start)[0]
+    if ctx.relative_in_focus or ctx.others_before or CJK.search(s.text):
+        return False
+    if not _SELF_DESCRIPTION.match(s.low[:start]) or not _ITEM_OPENS.fullmatch(s.low, start, term.start):
+        return False
+    return not (RELATIVE.search(s.low) or THIRD_PARTY.search(s.low))
+
+
 def _personal(
     s: Sentence, term, ctx: Context, indication: bool = False, shared: bool = False
 ) -> Draft | None:
@@ -875,6 +893,7 @@ def _personal(
         or _after_drug(s, term)
         or _after_results(s, term, ctx)
         or _introduces_self(s, term, ctx)
+        or _listed_in_self_description(s, term, ctx)
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))

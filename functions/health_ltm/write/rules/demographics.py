@@ -51,6 +51,7 @@ _BIRTH_YEAR = rx(
     r"\b(?:родил(?:ся|ась)\s+в|born\s+in|год\s+рождения\s*[:—-]?|year\s+of\s+birth\s*[:—-]?)\s*(?P<y>(?:19|20)\d\d)"
     r"|\b(?P<y2>(?:19|20)\d\d)\s+(?:года?|г\.?)\s+рождения\b"
 )
+_AGED_SELF = r"\b(?:i'?m|i\s+am|мне)\s+\d{1,3}(?:\s+(?:years?\s+old|лет|года?))?\s*,\s*"
 _SEX = [
     (
         rx(
@@ -58,6 +59,8 @@ _SEX = [
             r"|\b(?:i'm|i\s+am|im)\s+(?:a\s+)?(?:female|woman|girl|lady)\b"
             r"|\b\d{1,3}[\s-]*(?:(?:years?|yrs?)[\s-]*old|yo|y/o)[\s-]*(?:female|woman|girl|lady|f)\b|^\W*\d{2}\s*f\b"
             r"|\b(?:sex|gender)\s*[:—-]?\s*(?:female|f)\b"
+            # "Мне 52 года, женщина.", "I'm 52, female", "женщина, 52 года"
+            rf"|{_AGED_SELF}(?:a\s+)?(?:female|woman|женщина)\b|^\W*(?:female|woman|женщина)\s*,\s*\d{{1,3}}\b"
         ),
         "female",
     ),
@@ -66,6 +69,7 @@ _SEX = [
             r"\bя\s+(?:—\s+)?(?:мужчина|парень|мальчик|мужского\s+пола)\b|\bпол\s*[:—-]?\s*(?:мужской|м)\b"
             r"|\b(?:i'm|i\s+am|im)\s+(?:a\s+)?(?:male|man|guy|boy)\b|\b(?:sex|gender)\s*[:—-]?\s*(?:male|m)\b"
             r"|\b\d{1,3}[\s-]*(?:(?:years?|yrs?)[\s-]*old|yo|y/o)[\s-]*(?:male|man|guy|boy|m)\b|^\W*\d{2}\s*m\b"
+            rf"|{_AGED_SELF}(?:a\s+)?(?:male|man|мужчина)\b|^\W*(?:male|man|мужчина)\s*,\s*\d{{1,3}}\b"
         ),
         "male",
     ),

@@ -189,6 +189,9 @@ _ALCOHOL = [
             r"|\bалкоголь\s+не\s+(?:пью|употребляю)\b"
             r"|\b(?:don't|do\s+not|dont)\s+drink(?:\s+alcohol)?\b(?!\s+(?:coffee|tea|milk|water|soda|juice))"
             r"|\bteetotal\w*|\bnever\s+drink\b|\bnon-?drinker\b"
+            # "I don't smoke or drink", "не курю и не пью": the denial covers both
+            r"|\b(?:don't|do\s+not|dont|never)\s+smoke\s+(?:or|nor|and)\s+drink\b(?!\s+(?:coffee|tea|milk|water|soda|juice))"
+            r"|\bне\s+курю\s+и\s+не\s+пью\b(?!\s+(?:кофе|чай|молоко|воду|сок))"
         ),
         FactStatus.ABSENT,
     ),

@@ -93,7 +93,11 @@ _CUES = [
         r"\bвернул(?:ся|ась)\s+к\b|\bтеперь\s+на\b",
         r"\b(?:take|takes|use|inject)\b|\btaking\b|\b(?:now|currently)\s+on\b"
         # "no, just high cholesterol, on rosuvastatin 10": a bare "on" opening a clause
-        r"|(?:^|[,;:—–]\s*|\band\s+)(?:just\s+|only\s+|also\s+)?on\b(?=\s+(?:my\s+|the\s+)?[^\W\d_])",
+        r"|(?:^|[,;:—–]\s*|\band\s+)(?:just\s+|only\s+|also\s+)?on\b(?=\s+(?:my\s+|the\s+)?[^\W\d_])"
+        # "diabetic for 10 years on insulin", "two years on metformin now"
+        r"|\b(?:years?|months?|weeks?)\s+(?:now\s+)?on\b(?=\s+(?:my\s+|the\s+)?[^\W\d_])"
+        # "asthmatic since childhood on Symbicort": the user described by the disease, then the drug
+        r"|\b(?:diabetic|asthmatic|hypertensive|epileptic|an(?:a)?emic|hypothyroid)\b[^,.;]{0,40}?\bon\b(?=\s+[^\W\d_])",
         # "still on my lisinopril", "по-прежнему на эналаприле"
         r"\bstill\s+(?:on|taking|using)\b|\b(?:по-прежнему|до\s+сих\s+пор)\s+на\b(?=\s+[\w-]+[еи]\b)",
         r"\b(?:i\s+am|i'm|im)\s+(?:currently\s+|still\s+|now\s+)?(?:taking|on|using)\b",
@@ -261,6 +265,17 @@ _OWNED = rx(
 _ASKED_TO_TAKE = rx(r"\b(?:take|use|have|принять|принимать|пить|выпить)\s+(?:my|мо\w+|сво\w+)\s+(?:\w+\s+)?$")
 
 
+# The drug said before, ended later in the sentence with no other drug between
+_STOPPED_IT_AFTER = rx(
+    r"(?:\b(?:but|and|then|so)|[,;])\s+(?:i\s+)?(?:stopped|quit|discontinued|came\s+off)\s+(?:taking\s+)?(?:it|them)\b"
+    r"|(?:\b(?:но|и|потом)|[,;])\s+(?:я\s+)?(?:бросила?|перестала?\s+(?:пить|принимать)|отменила?)\s+(?:его|её|ее|их)\b"
+)
+
+
+def next_drug(drugs: list[tuple[int, int]], index: int, s: Sentence) -> int:
+    return drugs[index + 1][0] if index + 1 < len(drugs) else len(s.low)
+
+
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if CJK.search(s.text):
         return taken_as_told(s, ctx)  # the rest of Chinese is read by rules/chinese.py
@@ -284,6 +299,10 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             status = _ACTIVE  # "выписал лозап 50 утром, пью", "they said ibuprofen 600, i take it"
         if status is None:
             continue
+        if status in (_ACTIVE, _PRESCRIBED) and _STOPPED_IT_AFTER.search(
+            s.low, b, next_drug(drugs, index, s)
+        ):
+            status = _STOPPED  # "the doctor put me on metformin but I stopped it because of …"
         name = s.text[a:b]
         hint, normalized = _normalized(s, a, b)
         next_start = drugs[index + 1][0] if index + 1 < len(drugs) else len(s.text)
