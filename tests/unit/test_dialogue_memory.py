@@ -4067,3 +4067,21 @@ def test_one_denial_of_smoking_and_drinking(talk, said):
 def test_sex_said_after_the_age(talk, said, sex):
     talk.say((U, said))
     assert talk.fact(Section.DEMOGRAPHICS, "sex").attributes["sex"] == sex
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "key"),
+    [
+        ("Кашель есть?", "Небольшой, сухой.", "cough"),
+        ("Any cough?", "mild, dry, mostly at night", "cough"),
+        ("Headaches at all?", "sometimes", "headache"),
+    ],
+)
+def test_an_answer_that_only_says_how_the_symptom_is_says_it_is_there(talk, question, answer, key):
+    talk.say((A, question), (U, answer))
+    assert talk.fact(Section.SYMPTOMS, key).status is FactStatus.PRESENT
+
+
+def test_how_bad_is_no_allergens_name(talk):
+    talk.say((A, "Any allergies?"), (U, "mild"))
+    assert not talk.keys(Section.ALLERGIES)

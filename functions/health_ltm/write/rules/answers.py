@@ -343,7 +343,7 @@ _NOT_A_NAME = word_set(
     "выходным выходные праздникам "
     # how much or what kind, no drug's name ("Over the counter medications", "Lots of it", "A little,
     # yeah", "some Russian medicine")
-    "over little lots lot russian chinese herbal natural regular usual normal "
+    "over little lots lot russian chinese herbal natural regular usual normal mild severe slight "
     # what a no is said with ("None whatsoever.", "No, thankfully.", "нет, слава богу"): no name
     "whatsoever thankfully luckily fortunately hopefully honestly seriously definitely absolutely certainly "
     "sir maam ma'am doc doctor god слава богу счастью абсолютно совершенно доктор"
@@ -913,6 +913,8 @@ def _read_answer(
     colloquial = _colloquial_no(question, answer)
     if colloquial is not None:
         shape = colloquial[0]  # "да не, здоров как бык", "да нет, всё в порядке": a no
+    if shape is AnswerShape.CONTENT and _describes_only(question, answer):
+        shape = AnswerShape.YES  # "Кашель есть?" / "Небольшой, сухой.", "Any cough?" / "mild, dry"
     if shape is AnswerShape.NO and EXCEPT.search(fold_in_place(answer)):
         shape = AnswerShape.CONTENT  # "nothing except the pill": what it names, not a none
     offset, rest = colloquial[1:] if colloquial is not None else rest_after_marker(answer)
@@ -1816,6 +1818,25 @@ def _relatives_answer(question: Question, answer: str) -> list[Draft]:
                     continue
             drafts += _terms_with_status(subject, answer, negative=False, question_text=question.topic)
     return drafts
+
+
+# How a complaint is, said alone: the answer takes the complaint asked about for granted
+_DESCRIPTORS = rx(
+    r"^\W*(?:(?:небольш\w*|сух\w*|влажн\w*|сильн\w*|слаб\w*|л[её]гк\w*|немного|чуть-чуть|чуть|иногда|часто"
+    r"|постоянн\w*|по\s+утрам|по\s+ночам|ночью|утром|вечером|с\s+мокротой|mild|slight|little|a\s+bit|a\s+little"
+    r"|bad|pretty\s+bad|severe|dry|wet|productive|constant|sometimes|on\s+and\s+off|at\s+night|in\s+the\s+mornings?"
+    r"|mostly|kind\s+of|sort\s+of|some|a|very|quite|not\s+too\s+bad|with\s+phlegm)[\s,.;!]*)+$"
+)
+
+
+def _describes_only(question: Question, answer: str) -> bool:
+    """ "Кашель есть?" / "Небольшой, сухой.": how the symptom asked about is, so it is there."""
+    asked = [s for s in question.subjects if s.section is Section.SYMPTOMS and s.terms]
+    return (
+        bool(asked)
+        and len(asked) == len(question.subjects)
+        and bool(_DESCRIPTORS.fullmatch(fold_in_place(answer)))
+    )
 
 
 def _asks_habit(question: Question) -> bool:
