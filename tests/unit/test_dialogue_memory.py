@@ -4085,3 +4085,33 @@ def test_an_answer_that_only_says_how_the_symptom_is_says_it_is_there(talk, ques
 def test_how_bad_is_no_allergens_name(talk):
     talk.say((A, "Any allergies?"), (U, "mild"))
     assert not talk.keys(Section.ALLERGIES)
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(U, "I have eczema, trouble with my sinuses, asthma and diabetes.")],
+        [
+            (A, "Let me see. Looks like you have eczema, trouble with your sinuses, asthma, and diabetes."),
+            (U, "That sounds about right."),
+        ],
+    ],
+)
+def test_a_list_goes_on_past_an_item_the_table_has_no_name_for(talk, turns):
+    """Seen in MTS-Dialog: "…, problems with your G I tract, asthma, G E R D …" / "Yeah, that
+    sounds about right." kept nothing: an unnamed item ended the list, "looks like you have" was no
+    chart statement, "sounds about right" no yes."""
+    talk.say(*turns)
+    assert {"asthma", "diabetes"} <= talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize(
+    ("chart", "reply", "key"),
+    [
+        ("You came in last time with a C V A, right?", "Yeah, recovering well.", "stroke"),
+        ("You've been treated for polycythemia, correct?", "Yes, that's the one.", "polycythemia_vera"),
+    ],
+)
+def test_more_chart_words_confirmed(talk, chart, reply, key):
+    talk.say((A, chart), (U, reply))
+    assert key in talk.keys(Section.CHRONIC_CONDITIONS)

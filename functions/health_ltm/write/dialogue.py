@@ -49,7 +49,7 @@ _ASKS_WITHOUT_MARK = re.compile(
     r"(?:your\s+)?(?:chart|records?|notes?|file)[,\s]+)?(?:i\s+see\s+(?:here\s+)?(?:in\s+your\s+(?:chart|reports?|records?"
     r"|notes?|file)\s+)?(?:that\s+)?|it\s+says\s+(?:here\s+)?(?:that\s+)?"
     # "It is also mentioned here that you have hyperlipidemia", "Your records say you had a …"
-    r"|it(?:\s+is|'s)\s+(?:also\s+)?(?:mentioned|noted|written|documented)\s+(?:here\s+)?(?:in\s+\w+\s+)?(?:that\s+)?"
+    r"|(?:it\s+)?(?:looks|seems)\s+like\s+|it(?:\s+is|'s)\s+(?:also\s+)?(?:mentioned|noted|written|documented)\s+(?:here\s+)?(?:in\s+\w+\s+)?(?:that\s+)?"
     r"|your\s+(?:chart|records?|notes?|file|history)\s+(?:also\s+)?(?:says?|shows?|mentions?|states?)\s+(?:that\s+)?)?"
     r"you(?:'ve|\s+have)?\s+(?:(?:also|still|recently|previously|already|once)\s+)*"
     r"(?:have|had|take|are\s+on|'re\s+on|been\s+on)\b"
@@ -135,6 +135,7 @@ _NO = re.compile(
 )
 _YES = re.compile(
     r"^(?:yes+|yeah|yep|yup|ya|sure|correct|right|that(?:'?s|\s+is)\s+(?:right|correct|true)|exactly|absolutely"
+    r"|(?:that\s+)?sounds\s+(?:about\s+)?right|that'?s\s+the\s+one"
     r"|of\s+course"
     r"|you\s+got\s+it|you'?re\s+right|that'?s\s+it"
     r"|i\s+do|i\s+am|i\s+have|i\s+did|uh-?huh|mm-?hmm|definitely|indeed|affirmative|true"

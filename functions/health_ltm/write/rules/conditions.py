@@ -689,9 +689,19 @@ def _listed_after_cue(s: Sentence, term) -> bool:
             cue = _LIST_CUE.search(piece)
             if cue is not None:
                 return not NEGATION.search(piece, cue.start())  # "I have no asthma, eczema": denied
-            if not find_terms(_LIST_KINDS, s.text[before_start:before_end]):
+            if not find_terms(_LIST_KINDS, s.text[before_start:before_end]) and not _UNNAMED_ITEM.fullmatch(
+                piece
+            ):
                 return False  # a clause that is no list item ends the list
     return False
+
+
+# A list item the table has no name for ("…, problems with my G I tract, asthma"): a short noun
+# phrase, no verb, keeps the list going
+_UNNAMED_ITEM = rx(
+    r"\W*(?:and\s+|or\s+)?(?!(?:\w+\s+){0,5}?(?:is|are|was|were|am|have|has|had|take|took|but|because|when|if|not|no"
+    r"|never|don'?t|didn'?t)\b)(?:[^\W\d_]+[\s'-]*){1,6}\W*"
+)
 
 
 # A drug the user takes, its indication after it: "lisinopril 10 in the am for blood pressure",
