@@ -4115,3 +4115,11 @@ def test_a_list_goes_on_past_an_item_the_table_has_no_name_for(talk, turns):
 def test_more_chart_words_confirmed(talk, chart, reply, key):
     talk.say((A, chart), (U, reply))
     assert key in talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+def test_a_childs_complaints_answering_what_brings_you_in_are_the_childs(talk):
+    """Found talking to the local stack: "what brings you in today?" / "my 4 year old son has had a
+    cough … no fever" charted the user's fever as absent (answering the question had made every
+    complaint the user's)."""
+    talk.say((A, "What brings you in today?"), (U, "my 5 year old has had a runny nose for days, no fever"))
+    assert not talk.keys(Section.SYMPTOMS)

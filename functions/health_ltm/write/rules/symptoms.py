@@ -223,7 +223,8 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
         clause = s.low[start:end]
         onset = find_onset_days(clause)
         said_as_verb = (a, b) in verbs  # "не могу перестать кашлять": the verb's person is the user
-        answering = Section.SYMPTOMS in ctx.asked  # "What brings you in?" / "knee pain"
+        # "What brings you in?" / "knee pain"; but "my 4 year old son has a cough, no fever": his
+        answering = Section.SYMPTOMS in ctx.asked and _no_one_else(s, a, ctx)
         said_by_user = (
             personal(s, a)
             or _SELF_WORDING.search(clause)
