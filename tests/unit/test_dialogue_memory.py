@@ -4123,3 +4123,23 @@ def test_a_childs_complaints_answering_what_brings_you_in_are_the_childs(talk):
     complaint the user's)."""
     talk.say((A, "What brings you in today?"), (U, "my 5 year old has had a runny nose for days, no fever"))
     assert not talk.keys(Section.SYMPTOMS)
+
+
+@pytest.mark.parametrize(
+    ("turns", "key"),
+    [
+        ([(A, "Что беспокоит?"), (U, "Давление скачет. Гипертоник лет десять.")], "hypertension"),
+        ([(U, "Asthmatic since childhood.")], "asthma"),
+    ],
+)
+def test_the_user_named_by_the_disease_is_a_statement(talk, turns, key):
+    """Found talking to the local stack: "Гипертоник лет десять." kept no hypertension (a bare
+    disease name is no statement; a person noun is)."""
+    talk.say(*turns)
+    assert key in talk.keys(Section.CHRONIC_CONDITIONS)
+
+
+@pytest.mark.parametrize("question", ["А муж?", "And your husband?"])
+def test_the_disease_of_the_person_asked_about_is_not_the_users(talk, question):
+    talk.say((A, question), (U, "гипертоник" if question.startswith("А") else "diabetic"))
+    assert not talk.keys(Section.CHRONIC_CONDITIONS)

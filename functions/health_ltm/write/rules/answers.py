@@ -292,7 +292,7 @@ def asked_of(question_text: str, before: str | None) -> str | None:
         return "child"
     if _ASKS_OF_NO_ONE_ELSE.search(low):
         return "self"  # "Для чего вы его принимаете?": the user, "его" the drug
-    if _ASKED_OF_HIM.search(low) or (_ABOUT_OTHERS.search(low) and not family):
+    if _ASKED_OF_HIM.search(low) or ((_ABOUT_OTHERS.search(low) or THIRD_PARTY.search(low)) and not family):
         return "other"  # but "Does your mom have diabetes?" asks the family history, not about her care
     # a consultation about a child goes on about the child; a passing "How's your husband?" does not
     return before if before == "child" else None

@@ -874,6 +874,37 @@ _SELF_DESCRIPTION = rx(
 _ITEM_OPENS = rx(r"\W*(?:and\s+|also\s+|и\s+|а\s+)?(?:a\s+|an\s+)?$")
 
 
+# The user named by the disease, the sentence saying nothing else ("Гипертоник лет десять.",
+# "Диабетик со стажем", "Asthmatic since childhood."): a person noun is a statement, a bare disease
+# name is not (_said_bare)
+_IDENTITY = rx(
+    r"(?:гипертоник|гипертоничка|диабетик|диабетичка|астматик|астматичка|сердечник|сердечница|язвенник"
+    r"|язвенница|эпилептик|diabetic|asthmatic|epileptic|hypertensive)$"
+)
+_IDENTITY_LEAD = rx(
+    r"\W*(?:я\s+|сам\s+|сама\s+|вообще\s+|вообще-то\s+|давно\s+|уже\s+|i'?m\s+|im\s+|i\s+am\s+)*(?:an?\s+)?"
+)
+_IDENTITY_TRAIL = rx(
+    r"(?:[\s,]+(?:уже\s+|давно\s+)?(?:лет\s+\w+|\w+\s+лет|\d+\s+(?:лет|год\w*)|с\s+\d{4}\w*|со\s+стажем|с\s+детства"
+    r"|(?:for\s+)?(?:\d+|a\s+few|many|several|ten|five|twenty)\s+years|since\s+(?:\d{4}|childhood|i\s+was\s+\w+)"
+    r"|type\s+(?:1|2|one|two)|(?:1|2)\s+типа|второго\s+типа|первого\s+типа))*[\s.!…]*"
+)
+
+
+def _identity_said(s: Sentence, term, ctx: Context) -> bool:
+    start, end = s.clause(term.start)
+    if (
+        ctx.relative_in_focus
+        or ctx.others_before
+        or "?" in s.text
+        or not _IDENTITY.search(s.low[term.start : term.end])
+    ):
+        return False
+    return bool(
+        _IDENTITY_LEAD.fullmatch(s.low, start, term.start) and _IDENTITY_TRAIL.fullmatch(s.low, term.end, end)
+    )
+
+
 def _listed_in_self_description(s: Sentence, term, ctx: Context) -> bool:
     start = s.clause(term.start)[0]
     if ctx.relative_in_focus or ctx.others_before or CJK.search(s.text):
@@ -904,6 +935,7 @@ def _personal(
         or _after_results(s, term, ctx)
         or _introduces_self(s, term, ctx)
         or _listed_in_self_description(s, term, ctx)
+        or _identity_said(s, term, ctx)
     ):
         return None
     chronic = bool(term.entry.extra.get("chronic"))
