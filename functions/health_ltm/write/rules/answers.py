@@ -275,22 +275,21 @@ _ASKS_OF_A_CHILD = rx(
 )
 # he or she, but not "его"/"её", which is as often the drug ("А назначили его из-за чего?")
 _ASKED_OF_HIM = rx(rf"\b(?:he|she|hes|shes|him|his|her|он|она)\b|{ZH_HE_SHE}")
-_ASKS_OF_NO_ONE_ELSE = rx(
+_ASKS_THE_USER = rx(
     r"\b(?:you|yourself|вы|вас|вам|i|me|я|мне|меня)\b|(?:你|您)(?!好|的?(?:儿子|女儿|孩子|宝宝|爸|妈|家))|我"
 )
 
 
-def asked_of(question_text: str, before: str | None) -> str | None:
+def asked_of(question_text: str, subjects: list[Subject], before: str | None) -> str | None:
     """Whom the assistant's question asks about: "child" (a child: "宝宝多大了？", "How old is your
     son?", or no one named in a question after such a one), "other" (someone else: "How is your
     husband?", "Has she had a fever?"), "self" (the user named), or None (no one named).
-    ``before``: what the previous question was asked of."""
+    ``subjects``: the question's (read_question); ``before``: whom the previous question asked of."""
     low = fold_in_place(question_text)
-    question = read_question(question_text)
-    family = any(s.section is Section.FAMILY_HISTORY and s.terms for s in question.subjects)
+    family = any(s.section is Section.FAMILY_HISTORY and s.terms for s in subjects)
     if _ASKS_OF_A_CHILD.search(low):
         return "child"
-    if _ASKS_OF_NO_ONE_ELSE.search(low):
+    if _ASKS_THE_USER.search(low):
         return "self"  # "Для чего вы его принимаете?": the user, "его" the drug
     if _ASKED_OF_HIM.search(low) or ((_ABOUT_OTHERS.search(low) or THIRD_PARTY.search(low)) and not family):
         return "other"  # but "Does your mom have diabetes?" asks the family history, not about her care
@@ -449,8 +448,6 @@ class Question:
     # "How is your cough?": asks how a symptom on record is doing; only "gone" answers it (a "no
     # better" must not deny the cough)
     asks_how: bool = False
-    # "How is your son?", "Has she had a fever?": the answer is about that person, not the user
-    about_someone_else: bool = False
 
     @property
     def topic(self) -> str:
@@ -730,7 +727,6 @@ def _read_question(text: str, about_the_user: bool = False) -> Question:
         # "Is anyone in the household a smoker?", "Has he had a fever?": not the user; family
         # history keeps its own reading.
         question.subjects = [s for s in question.subjects if s.section is Section.FAMILY_HISTORY]
-        question.about_someone_else = True
     names_one_drug = [s.section for s in question.subjects] == [Section.MEDICATIONS] or (
         not question.subjects and len(find_terms(("drug",), low)) == 1
     )

@@ -375,6 +375,7 @@ def _terms(s: Sentence) -> list[Term]:
     return sorted(terms, key=lambda t: t.start)
 
 
+_BARE_ULCER = frozenset({"ulcer", "ulcers", "язва", "язвы"})
 _LIMB_SITES = frozenset(
     {"arm", "leg", "wrist", "ankle", "finger", "toe", "hip", "foot", "hand", "elbow", "knee", "heel"}
 )
@@ -383,12 +384,7 @@ _LIMB_SITES = frozenset(
 def _skin_ulcer(s: Sentence, term: Term) -> bool:
     """ "This ulcer in my ankle is just not healing": a bare "ulcer" on a limb is the skin's, no
     peptic ulcer."""
-    if term.entry.key != "peptic_ulcer" or s.low[term.start : term.end] not in (
-        "ulcer",
-        "ulcers",
-        "язва",
-        "язвы",
-    ):
+    if term.entry.key != "peptic_ulcer" or s.low[term.start : term.end] not in _BARE_ULCER:
         return False
     start, end = s.clause(term.start)
     return any(t.entry.key in _LIMB_SITES for t in find_terms(("body_site",), s.text[start:end]))
@@ -849,9 +845,14 @@ _ABOUT_THE_DISEASE = rx(
 )
 
 
+def _someone_else_in_view(ctx: Context) -> bool:
+    """A relative in focus or someone else spoken of: a self-statement without "I" is not read."""
+    return ctx.relative_in_focus is not None or ctx.others_before
+
+
 def _introduces_self(s: Sentence, term, ctx: Context) -> bool:
     end = s.clause(term.start)[1]
-    if not term.entry.extra.get("chronic") or ctx.relative_in_focus or ctx.others_before:
+    if not term.entry.extra.get("chronic") or _someone_else_in_view(ctx):
         return False
     if CJK.search(s.text):
         return False  # chinese.py reads its own (_c_introduces_self)
@@ -893,12 +894,7 @@ _IDENTITY_TRAIL = rx(
 
 def _identity_said(s: Sentence, term, ctx: Context) -> bool:
     start, end = s.clause(term.start)
-    if (
-        ctx.relative_in_focus
-        or ctx.others_before
-        or "?" in s.text
-        or not _IDENTITY.search(s.low[term.start : term.end])
-    ):
+    if _someone_else_in_view(ctx) or "?" in s.text or not _IDENTITY.search(s.low[term.start : term.end]):
         return False
     return bool(
         _IDENTITY_LEAD.fullmatch(s.low, start, term.start) and _IDENTITY_TRAIL.fullmatch(s.low, term.end, end)
@@ -907,7 +903,7 @@ def _identity_said(s: Sentence, term, ctx: Context) -> bool:
 
 def _listed_in_self_description(s: Sentence, term, ctx: Context) -> bool:
     start = s.clause(term.start)[0]
-    if ctx.relative_in_focus or ctx.others_before or CJK.search(s.text):
+    if _someone_else_in_view(ctx) or CJK.search(s.text):
         return False
     if not _SELF_DESCRIPTION.match(s.low[:start]) or not _ITEM_OPENS.fullmatch(s.low, start, term.start):
         return False

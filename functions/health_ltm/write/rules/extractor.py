@@ -104,6 +104,7 @@ class RuleExtractor:
                 continue  # the assistant's words never make a fact
             question = question_of(messages, index)
             subjects = answers.read_question(question.text).subjects if question else []
+            subjects_asked = subjects  # of the assistant's words as said, before any topic is carried
             carried = False
             one_more = (
                 answers.one_more_under(open_topic.text, question.text)
@@ -123,7 +124,7 @@ class RuleExtractor:
                 carried = True
             # "How is your son?" / "still coughing a lot", "宝宝多大了？" … "咳嗽几天了？" / "三天了": his
             if asked_verbatim is not None:
-                patient = answers.asked_of(asked_verbatim, patient)
+                patient = answers.asked_of(asked_verbatim, subjects_asked, patient)
             about_others = asked_verbatim is not None and patient in ("child", "other")
             if about_others and not any(x.section is Section.FAMILY_HISTORY for x in subjects):
                 # the answer is the other person's: no question of the user's to read it with

@@ -605,7 +605,6 @@ _REFUSES = rx(
     r"\b(?:don'?t\s+want|rather\s+not|not\s+taking|won'?t\s+take|не\s+хочу|не\s+буду|instead|вместо)\b"
     r"|\ballergic\b|\bаллерги|过敏|不想|(?<!要)不要|不吃|换(?:个|一个|别的)"
 )
-_LEADING_NO = rx(r"^\W*(?:no|nope|nah|нет|не-а|不)\b|^\W*(?:不|不用)")
 # "Do you have any questions for me?" / "No, I think you answered them all": a no to that refuses nothing
 _ASKS_FOR_QUESTIONS = rx(r"\bany\s+(?:other\s+|more\s+)?questions\b|\bвопросы\b|有(?:什么|没有)?问题")
 
@@ -619,7 +618,9 @@ def takes_up(answer: str, asked: str = "") -> bool:
         return False
     if _TAKES_UP.search(low):
         return True
-    return not _LEADING_NO.search(low) or bool(_ASKS_FOR_QUESTIONS.search(fold_in_place(asked)))
+    return answer_shape(answer) is not AnswerShape.NO or bool(
+        _ASKS_FOR_QUESTIONS.search(fold_in_place(asked))
+    )
 
 
 def orders(asked: str) -> list[tuple[str, FactStatus]]:

@@ -272,10 +272,6 @@ _STOPPED_IT_AFTER = rx(
 )
 
 
-def next_drug(drugs: list[tuple[int, int]], index: int, s: Sentence) -> int:
-    return drugs[index + 1][0] if index + 1 < len(drugs) else len(s.low)
-
-
 def extract(s: Sentence, ctx: Context) -> list[Draft]:
     if CJK.search(s.text):
         return taken_as_told(s, ctx)  # the rest of Chinese is read by rules/chinese.py
@@ -299,13 +295,11 @@ def extract(s: Sentence, ctx: Context) -> list[Draft]:
             status = _ACTIVE  # "выписал лозап 50 утром, пью", "they said ibuprofen 600, i take it"
         if status is None:
             continue
-        if status in (_ACTIVE, _PRESCRIBED) and _STOPPED_IT_AFTER.search(
-            s.low, b, next_drug(drugs, index, s)
-        ):
+        next_start = drugs[index + 1][0] if index + 1 < len(drugs) else len(s.text)
+        if status in (_ACTIVE, _PRESCRIBED) and _STOPPED_IT_AFTER.search(s.low, b, next_start):
             status = _STOPPED  # "the doctor put me on metformin but I stopped it because of …"
         name = s.text[a:b]
         hint, normalized = _normalized(s, a, b)
-        next_start = drugs[index + 1][0] if index + 1 < len(drugs) else len(s.text)
         attributes, last = details(s, a, b, next_start, drugs[index - 1][1] if index else 0)
         if (normalized.key, status) in seen:
             # "витамин Д, аквадетрим 2000 в день": one drug named twice; what the second name adds
